@@ -1,0 +1,34 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Three test tiers (see docs/testing.md):
+ * - unit: `*.spec.ts(x)` beside the code, no network;
+ * - integration: `*.int-spec.ts` against a real Keycloak and a real PostgreSQL;
+ * - e2e: Playwright journeys under e2e/ (not run by vitest).
+ */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['{shell,remotes,services,infra}/**/*.spec.{ts,tsx}'],
+          exclude: ['**/node_modules/**', '**/dist/**'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['{shell,remotes,services,infra}/**/*.int-spec.{ts,tsx}'],
+          exclude: ['**/node_modules/**', '**/dist/**'],
+          globalSetup: ['infra/testing/integration-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
