@@ -1,0 +1,154 @@
+import { ApiNetworkError, ApiProblemError, type ProblemDocument, type ProblemFieldError } from './api-errors';
+
+/**
+ * How {@link createApiClient} reaches the API and obtains tokens.
+ */
+export interface ApiClientOptions {
+  /** API origin (and optional path prefix), e.g. `http://localhost:3000`. Request paths are appended. */
+  readonly baseUrl: string;
+  /** Returns a currently valid access token (the shell renews it when it is close to expiry). */
+  readonly getAccessToken: () => Promise<string>;
+  /**
+   * Forces a token renewal and returns the new token. Called once when the API answers 401, after which
+   * the request is retried once. Rejecting means the session is over; the 401 is then reported.
+   */
+  readonly renewAccessToken: () => Promise<string>;
+  /** The fetch implementation; defaults to the global `fetch`. */
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * Per-request options.
+ */
+export interface ApiRequestOptions {
+  /** Cancels the request; an aborted request rejects with the abort reason, not an API error. */
+  readonly signal?: AbortSignal;
+  /** Extra headers; `Authorization` is always set by the client. */
+  readonly headers?: Record<string, string>;
+}
+
+/**
+ * An authenticated JSON client for the Atrium API. Every method resolves with the parsed JSON body
+ * (`undefined` for 204), or rejects with {@link ApiProblemError} (error status) or {@link ApiNetworkError}
+ * (no answer).
+ */
+export interface ApiClient {
+  /** Sends any method; `body` is serialised as JSON when present. */
+  request<T>(method: string, path: string, body?: unknown, options?: ApiRequestOptions): Promise<T>;
+  /** `GET path`. */
+  get<T>(path: string, options?: ApiRequestOptions): Promise<T>;
+  /** `POST path` with a JSON body. */
+  post<T>(path: string, body?: unknown, options?: ApiRequestOptions): Promise<T>;
+  /** `PUT path` with a JSON body. */
+  put<T>(path: string, body?: unknown, options?: ApiRequestOptions): Promise<T>;
+  /** `PATCH path` with a JSON body. */
+  patch<T>(path: string, body?: unknown, options?: ApiRequestOptions): Promise<T>;
+  /** `DELETE path`. */
+  delete<T>(path: string, options?: ApiRequestOptions): Promise<T>;
+}
+
+/**
+ * Creates an {@link ApiClient}. Remotes do not call this: they get the shell's client from `useApi()`.
+ */
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+
+  async function send(
+    method: string,
+    url: string,
+    token: string,
+    body: unknown,
+    requestOptions: ApiRequestOptions | undefined,
+  ): Promise<Response> {
+    const headers: Record<string, string> = {
+      Accept: 'application/json, application/problem+json',
+      ...requestOptions?.headers,
+      Authorization: `Bearer ${token}`,
+    };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    try {
+      return await doFetch(url, {
+        method,
+        headers,
+        body: body === undefined ? null : JSON.stringify(body),
+        signal: requestOptions?.signal ?? null,
+      });
+    } catch (error) {
+      // An abort is the caller's decision, not a network failure: let it through unchanged.
+      if (requestOptions?.signal?.aborted) throw error;
+      throw new ApiNetworkError(url, { cause: error });
+    }
+  }
+
+  async function request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    requestOptions?: ApiRequestOptions,
+  ): Promise<T> {
+    const url = `${baseUrl}${path.startsWith('/') ? path : `/${path}`}`;
+    let response = await send(method, url, await options.getAccessToken(), body, requestOptions);
+    if (response.status === 401) {
+      // The token may have expired between the check and the call, or been revoked: renew once and retry
+      // once. A second 401 is final so a broken session cannot loop.
+      let renewed: string | undefined;
+      try {
+        renewed = await options.renewAccessToken();
+      } catch {
+        renewed = undefined;
+      }
+      if (renewed !== undefined) {
+        await response.body?.cancel();
+        response = await send(method, url, renewed, body, requestOptions);
+      }
+    }
+    if (!response.ok) throw new ApiProblemError(await readProblem(response));
+    if (response.status === 204) return undefined as T;
+    const text = await response.text();
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  return {
+    request,
+    get: (path, requestOptions) => request('GET', path, undefined, requestOptions),
+    post: (path, body, requestOptions) => request('POST', path, body, requestOptions),
+    put: (path, body, requestOptions) => request('PUT', path, body, requestOptions),
+    patch: (path, body, requestOptions) => request('PATCH', path, body, requestOptions),
+    delete: (path, requestOptions) => request('DELETE', path, undefined, requestOptions),
+  };
+}
+
+async function readProblem(response: Response): Promise<ProblemDocument> {
+  const fallback: ProblemDocument = {
+    type: 'about:blank',
+    title: response.statusText || `HTTP ${response.status}`,
+    status: response.status,
+    code: `http_${response.status}`,
+  };
+  const contentType = response.headers.get('Content-Type') ?? '';
+  if (!contentType.includes('json')) return fallback;
+  let parsed: unknown;
+  try {
+    parsed = await response.json();
+  } catch {
+    return fallback;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return fallback;
+  const raw = parsed as Record<string, unknown>;
+  return {
+    type: typeof raw.type === 'string' ? raw.type : fallback.type,
+    title: typeof raw.title === 'string' ? raw.title : fallback.title,
+    // The HTTP status is authoritative; a body that disagrees is a server bug we should not propagate.
+    status: response.status,
+    code: typeof raw.code === 'string' ? raw.code : fallback.code,
+    ...(typeof raw.detail === 'string' ? { detail: raw.detail } : {}),
+    ...(Array.isArray(raw.errors) ? { errors: raw.errors.filter(isFieldError) } : {}),
+  };
+}
+
+function isFieldError(value: unknown): value is ProblemFieldError {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return typeof candidate.field === 'string' && typeof candidate.message === 'string';
+}

@@ -1,0 +1,71 @@
+/**
+ * One invalid input named by the API in a validation problem.
+ */
+export interface ProblemFieldError {
+  /** The request field, e.g. `theme`. */
+  readonly field: string;
+  /** Human-readable reason, safe to show next to the field. */
+  readonly message: string;
+}
+
+/**
+ * An RFC 9457 problem document as the Atrium API sends it (`application/problem+json`).
+ */
+export interface ProblemDocument {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail?: string;
+  /** Stable machine-readable code from the API's error catalogue, e.g. `validation_failed`. */
+  readonly code: string;
+  readonly errors?: readonly ProblemFieldError[];
+}
+
+/**
+ * The API answered with an error status. Carries the parsed problem document; when the response was not
+ * problem+json the fields are derived from the HTTP status (code `http_<status>`).
+ */
+export class ApiProblemError extends Error {
+  override readonly name = 'ApiProblemError';
+  /** HTTP status code. */
+  readonly status: number;
+  /** Stable error code from the API's catalogue (or `http_<status>`). */
+  readonly code: string;
+  /** Short summary of the problem type. */
+  readonly title: string;
+  /** Explanation specific to this occurrence, when the API gave one. */
+  readonly detail: string | undefined;
+  /** Problem type URI (`about:blank` when absent). */
+  readonly type: string;
+  /** Per-field validation messages, when the problem is about invalid input. */
+  readonly errors: readonly ProblemFieldError[] | undefined;
+
+  constructor(problem: ProblemDocument) {
+    super(problem.detail ?? problem.title);
+    this.status = problem.status;
+    this.code = problem.code;
+    this.title = problem.title;
+    this.detail = problem.detail;
+    this.type = problem.type;
+    this.errors = problem.errors;
+  }
+
+  /** The message for one field, if the API flagged it. */
+  fieldError(field: string): string | undefined {
+    return this.errors?.find((error) => error.field === field)?.message;
+  }
+}
+
+/**
+ * The request never got an HTTP answer: the API is down, unreachable, or blocked by CORS.
+ */
+export class ApiNetworkError extends Error {
+  override readonly name = 'ApiNetworkError';
+  /** The URL that could not be reached. */
+  readonly url: string;
+
+  constructor(url: string, options?: { cause?: unknown }) {
+    super(`Could not reach ${new URL(url).origin}. Check your connection and try again.`, options);
+    this.url = url;
+  }
+}

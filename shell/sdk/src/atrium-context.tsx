@@ -1,0 +1,70 @@
+import { createContext, useContext, type ReactNode } from 'react';
+import type { ApiClient } from './api-client';
+import type { AtriumUser } from './contract';
+import type { ThemePreference } from './me';
+
+/**
+ * What the shell gives every remote. Obtain it with {@link useAtrium}.
+ */
+export interface AtriumContextValue {
+  /** The signed-in person. Remotes are only mounted once someone is signed in. */
+  readonly user: AtriumUser;
+  /** Returns a valid access token for the API, renewing it first when it is close to expiry. */
+  readonly getAccessToken: () => Promise<string>;
+  /** Authenticated client for the Atrium API (base URL from the shell's run-time config). */
+  readonly api: ApiClient;
+  /** The theme currently applied to the document. */
+  readonly theme: ThemePreference;
+  /**
+   * Applies a theme to the shell and every remote at once. Call it after the person saved a new
+   * preference; it does not persist anything by itself.
+   */
+  readonly setTheme: (theme: ThemePreference) => void;
+  /** Ends the session at the identity provider and returns to the shell's start page. */
+  readonly signOut: () => Promise<void>;
+}
+
+/**
+ * The React context carrying {@link AtriumContextValue}. It only works across host and remotes because
+ * `@atrium/sdk`, `react` and `react-dom` are shared Module Federation singletons: a second copy of this
+ * module would create a second, empty context.
+ */
+export const AtriumContext = createContext<AtriumContextValue | null>(null);
+
+/**
+ * Props of {@link AtriumProvider}.
+ */
+export interface AtriumProviderProps {
+  readonly value: AtriumContextValue;
+  readonly children?: ReactNode;
+}
+
+/**
+ * Provides the Atrium context. Rendered by the shell around mounted remotes (and by tests).
+ */
+export function AtriumProvider({ value, children }: AtriumProviderProps) {
+  return <AtriumContext value={value}>{children}</AtriumContext>;
+}
+
+/**
+ * Returns the shell's context: the signed-in user, tokens, the API client and theme control.
+ *
+ * @throws Error when rendered outside the shell (no {@link AtriumProvider} above it).
+ */
+export function useAtrium(): AtriumContextValue {
+  const value = useContext(AtriumContext);
+  if (value === null) {
+    throw new Error(
+      'useAtrium() was called outside <AtriumProvider>. Remotes must be rendered by the Atrium shell, ' +
+        'and @atrium/sdk must be a shared singleton in the Module Federation config.',
+    );
+  }
+  return value;
+}
+
+/**
+ * Returns the shell's authenticated {@link ApiClient}.
+ */
+export function useApi(): ApiClient {
+  return useAtrium().api;
+}

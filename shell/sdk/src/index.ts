@@ -1,0 +1,11 @@
+export { createApiClient } from './api-client';
+export type { ApiClient, ApiClientOptions, ApiRequestOptions } from './api-client';
+export { ApiNetworkError, ApiProblemError } from './api-errors';
+export type { ProblemDocument, ProblemFieldError } from './api-errors';
+export { AtriumContext, AtriumProvider, useApi, useAtrium } from './atrium-context';
+export type { AtriumContextValue, AtriumProviderProps } from './atrium-context';
+export { FEATURE_MODULE } from './contract';
+export type { AtriumUser, FeatureProps, RemoteDescriptor, RemoteModule } from './contract';
+export { isThemePreference, THEME_PREFERENCES } from './me';
+export type { MeDocument, Preferences, ThemePreference } from './me';
+export { applyTheme, THEME_ATTRIBUTE } from './theme';
