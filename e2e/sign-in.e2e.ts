@@ -1,0 +1,51 @@
+import { expect, test, type Page } from '@playwright/test';
+
+async function signInAtKeycloak(page: Page, username: string, password: string): Promise<void> {
+  await expect(page).toHaveURL(/\/realms\/atrium\/protocol\/openid-connect\/auth/);
+  await page.getByLabel(/username or email/i).fill(username);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: /sign in/i }).click();
+}
+
+test('alice signs in once, sees her profile from the API, keeps her theme across a reload and signs out', async ({
+  page,
+}) => {
+  // Asking for a feature route first proves the person comes back to the route they asked for.
+  await page.goto('/profile');
+  await signInAtKeycloak(page, 'alice', 'alice');
+
+  await expect(page).toHaveURL('http://localhost:4000/profile');
+  await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
+  // The e-mail comes from GET /api/me, which the API serves only after checking alice's access token.
+  await expect(page.getByText('alice@atrium.test')).toBeVisible();
+  // The callback's code and state never stay in the address bar.
+  expect(new URL(page.url()).search).toBe('');
+
+  await page.getByLabel('Theme').selectOption('dark');
+  await page.getByRole('button', { name: 'Save preferences' }).click();
+  await expect(page.getByRole('status')).toHaveText(/preferences saved/i);
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+
+  // Tokens live in sessionStorage, never localStorage; a reload keeps the session.
+  const stored = await page.evaluate(() => ({
+    local: Object.keys(window.localStorage).filter((key) => key.startsWith('oidc.')),
+    session: Object.keys(window.sessionStorage).filter((key) => key.startsWith('oidc.user:')),
+  }));
+  expect(stored.local).toEqual([]);
+  expect(stored.session).toHaveLength(1);
+
+  await page.reload();
+  await expect(page.getByText('alice@atrium.test')).toBeVisible();
+  await expect(page.getByLabel('Theme')).toHaveValue('dark');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  // RP-initiated logout: Keycloak ends its session and sends the person back to the shell's home.
+  await page.waitForURL((url) => url.origin === 'http://localhost:4000' && url.pathname === '/', {
+    waitUntil: 'commit',
+  });
+  // With the Keycloak session gone, opening a feature asks for the password again instead of signing in silently.
+  await page.goto('/profile');
+  await expect(page).toHaveURL(/\/realms\/atrium\/protocol\/openid-connect\/auth/);
+  await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
+});

@@ -1,0 +1,112 @@
+// @ts-check
+import js from '@eslint/js';
+import importX from 'eslint-plugin-import-x';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/**
+ * Dependency direction (docs/architecture.md):
+ *   remotes/*  -> @atrium/sdk only (never the shell app, never another remote)
+ *   shell/app  -> @atrium/sdk (remotes are loaded at run time, never imported)
+ *   shell/sdk  -> nothing of ours (it is the contract everyone else depends on)
+ *   services/* -> never front-end code
+ * Each rule lists both the package names and relative paths that would reach into another package.
+ */
+const boundary = (message, ...groups) => ({
+  'no-restricted-imports': ['error', { patterns: [{ group: groups, message }] }],
+});
+
+export default tseslint.config(
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '.data/**',
+      'test-results/**',
+      'playwright-report/**',
+      'services/api/src/database/migrations/**',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: { ...globals.node },
+    },
+    plugins: { 'import-x': importX },
+    rules: {
+      'import-x/no-default-export': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'off',
+    },
+  },
+  {
+    files: ['{shell,remotes}/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    plugins: { 'react-hooks': reactHooks },
+    rules: reactHooks.configs.recommended.rules,
+  },
+  {
+    files: ['remotes/*/**/*.{ts,tsx}'],
+    rules: boundary(
+      'A remote may import only @atrium/sdk: never the shell app or another remote (STYLE.md §2).',
+      '@atrium/shell',
+      '@atrium/shell/*',
+      '@atrium/remote-*',
+      '**/shell/app/**',
+      '**/remotes/**',
+      '**/services/**',
+      '**/shell/sdk/src/**',
+    ),
+  },
+  {
+    files: ['shell/app/**/*.{ts,tsx}'],
+    rules: boundary(
+      'The shell loads remotes at run time through Module Federation; it never imports them or the API source.',
+      '@atrium/remote-*',
+      '@atrium/api',
+      '**/remotes/**',
+      '**/services/**',
+      '**/shell/sdk/src/**',
+    ),
+  },
+  {
+    files: ['shell/sdk/**/*.{ts,tsx}'],
+    rules: boundary(
+      'The sdk is the contract: it must not depend on the shell, remotes, services or an identity provider.',
+      '@atrium/shell',
+      '@atrium/remote-*',
+      '@atrium/api',
+      'oidc-client-ts',
+      'react-oidc-context',
+      '**/shell/app/**',
+      '**/remotes/**',
+      '**/services/**',
+    ),
+  },
+  {
+    files: ['services/**/*.ts'],
+    rules: boundary(
+      'Services never import front-end code.',
+      '@atrium/sdk',
+      '@atrium/shell',
+      '@atrium/remote-*',
+      'react',
+      'react-dom',
+      '**/shell/**',
+      '**/remotes/**',
+    ),
+  },
+  {
+    // Tools load these by default export.
+    files: ['**/*.config.{ts,js,mjs}', '**/rspack.config.ts', 'eslint.config.js'],
+    rules: { 'import-x/no-default-export': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

@@ -1,0 +1,40 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { run } from './processes.ts';
+
+const skip = new Set(['node_modules', 'dist', '.data', 'test-results']);
+
+function newestMtime(path: string): number {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) return 0;
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(path)) {
+    if (skip.has(entry)) continue;
+    newest = Math.max(newest, newestMtime(join(path, entry)));
+  }
+  return newest;
+}
+
+/** The deployables `npm start` needs, each with the folders whose changes make its build stale. */
+export const buildables = [
+  { workspace: 'services/api', inputs: ['services/api'] },
+  { workspace: 'shell/app', inputs: ['shell/app', 'shell/sdk'] },
+  { workspace: 'remotes/profile', inputs: ['remotes/profile', 'shell/sdk'] },
+] as const;
+
+/** Builds every deployable whose sources are newer than its dist/ (or that has never been built). */
+export async function buildStale(root: string, log: (line: string) => void): Promise<void> {
+  for (const { workspace, inputs } of buildables) {
+    const built = newestMtime(join(root, workspace, 'dist'));
+    const source = Math.max(...inputs.map((input) => newestMtime(join(root, input))));
+    if (built > source) {
+      log(`${workspace}: build is up to date`);
+      continue;
+    }
+    log(`${workspace}: building…`);
+    const started = Date.now();
+    await run('npm', ['run', 'build', '--workspace', workspace], { cwd: root, quiet: true });
+    log(`${workspace}: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+}

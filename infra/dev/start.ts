@@ -1,0 +1,45 @@
+// `npm start`: builds what is stale, then runs the whole platform until Ctrl-C.
+import { assertNodeVersion, ensureDependencies } from './toolchain.ts';
+
+assertNodeVersion();
+const root = new URL('../..', import.meta.url).pathname;
+const started = Date.now();
+const log = (line: string) => console.log(`[atrium] ${line}`);
+ensureDependencies(root, log);
+
+// Loaded after the dependency check: these modules import packages from node_modules.
+const { buildStale } = await import('./build.ts');
+const { startStack } = await import('./stack.ts');
+
+try {
+  await buildStale(root, log);
+  const stack = await startStack({ log });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`
+Atrium is running (ready in ${seconds} s). Press Ctrl-C to stop.
+
+  Shell           ${stack.urls.shell}
+  API             ${stack.urls.api}/api
+  Keycloak        ${stack.urls.keycloak}   (admin console: ${stack.urls.keycloak}/admin, admin / admin)
+  Issuer          ${stack.urls.issuer}
+  Release store   ${stack.urls.releases}
+  Remotes         ${stack.remotes.map((remote) => `${remote.title} → ${remote.entry}`).join('\n                  ')}
+
+  Demo users      alice / alice   (atrium-user)
+                  ada / ada       (atrium-user, atrium-admin)
+`);
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping…`);
+    await stack.stop();
+    log('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+} catch (error) {
+  console.error(`\n[atrium] Could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

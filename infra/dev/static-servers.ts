@@ -1,0 +1,90 @@
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import sirv from 'sirv';
+
+export interface RunningServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+async function listen(server: Server, port: number, host: string): Promise<RunningServer> {
+  server.listen(port, host);
+  await Promise.race([
+    once(server, 'listening'),
+    once(server, 'error').then(([error]) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new Error(
+        code === 'EADDRINUSE'
+          ? `Port ${port} is already in use. Find the process with \`ss -ltnp 'sport = :${port}'\` and stop it, or set another port.`
+          : String(error),
+      );
+    }),
+  ]);
+  return {
+    url: `http://localhost:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * The release store: immutable, versioned remote builds under `/<remote>/<version>/`, served like a CDN.
+ * Files never change under a version, so they may be cached forever; CORS is open because the shell on
+ * another origin fetches the manifest and chunks.
+ */
+export function serveReleaseStore(options: { dir: string; port: number; host: string }): Promise<RunningServer> {
+  const files = sirv(options.dir, {
+    dev: true, // releases appear while the server runs; skip sirv's start-up file index
+    etag: true,
+    setHeaders(res, pathname) {
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      res.setHeader(
+        'Cache-Control',
+        pathname.endsWith('mf-manifest.json') ? 'no-cache' : 'public, max-age=31536000, immutable',
+      );
+    },
+  });
+  const server = createServer((req, res) => {
+    files(req, res, () => {
+      res.writeHead(404, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' });
+      res.end('Not found\n');
+    });
+  });
+  return listen(server, options.port, options.host);
+}
+
+/**
+ * The shell: its static build with a single-page-app fallback, plus the run-time documents the build
+ * deliberately does not contain (where Keycloak, the API and the remotes are).
+ */
+export function serveShell(options: {
+  dir: string;
+  port: number;
+  host: string;
+  documents: Record<string, () => unknown>;
+}): Promise<RunningServer> {
+  const files = sirv(options.dir, {
+    single: true,
+    etag: true,
+    setHeaders(res, pathname) {
+      res.setHeader(
+        'Cache-Control',
+        pathname.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable',
+      );
+    },
+  });
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const document = options.documents[path];
+    if (document) {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' });
+      res.end(JSON.stringify(document()));
+      return;
+    }
+    files(req, res);
+  });
+  return listen(server, options.port, options.host);
+}

@@ -1,0 +1,114 @@
+// `npm test`: every tier against the real parts, ending with one `N passed, N failed` line.
+//   static checks (typecheck, lint) → build → unit → integration (Keycloak + PostgreSQL) → browser (Chromium)
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { assertNodeVersion, ensureDependencies } from './toolchain.ts';
+
+assertNodeVersion();
+const root = new URL('../..', import.meta.url).pathname;
+const log = (line: string) => console.log(`\n[atrium test] ${line}`);
+ensureDependencies(root, log);
+
+const { ensureChromium } = await import('../testing/chromium.ts');
+const { buildStale } = await import('./build.ts');
+const { ensureKeycloak } = await import('../keycloak/keycloak.ts');
+
+interface StageResult {
+  stage: string;
+  passed: number;
+  failed: number;
+  seconds: number;
+}
+const results: StageResult[] = [];
+const reports = join(root, 'test-results');
+mkdirSync(reports, { recursive: true });
+
+type Outcome = { passed: number; failed: number };
+
+async function timed(stage: string, body: () => Outcome | Promise<Outcome>): Promise<void> {
+  const started = Date.now();
+  log(`${stage}…`);
+  let outcome: Outcome;
+  try {
+    outcome = await body();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    outcome = { passed: 0, failed: 1 };
+  }
+  results.push({ stage, ...outcome, seconds: (Date.now() - started) / 1000 });
+}
+
+function npm(args: string[], env: NodeJS.ProcessEnv = {}): number {
+  return spawnSync('npm', args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
+}
+
+/** A command that is one check: it passes or fails as a whole. */
+function check(args: string[]): { passed: number; failed: number } {
+  return npm(args) === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
+}
+
+/** Runs a vitest project and reads its counts from the JSON report (a crash before the report counts as a failure). */
+function vitest(project: string, env: NodeJS.ProcessEnv = {}): { passed: number; failed: number } {
+  const file = join(reports, `${project}.json`);
+  rmSync(file, { force: true });
+  const status = npm(
+    ['exec', '--', 'vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${file}`],
+    env,
+  );
+  if (!existsSync(file)) return { passed: 0, failed: 1 };
+  const report = JSON.parse(readFileSync(file, 'utf8')) as { numPassedTests: number; numFailedTests: number };
+  const failed = report.numFailedTests + (status !== 0 && report.numFailedTests === 0 ? 1 : 0);
+  return { passed: report.numPassedTests, failed };
+}
+
+function playwright(env: NodeJS.ProcessEnv): { passed: number; failed: number } {
+  const file = join(reports, 'e2e.json');
+  rmSync(file, { force: true });
+  const status = npm(['exec', '--', 'playwright', 'test'], env);
+  if (!existsSync(file)) return { passed: 0, failed: 1 };
+  const { stats } = JSON.parse(readFileSync(file, 'utf8')) as {
+    stats: { expected: number; unexpected: number; flaky: number };
+  };
+  const failed = stats.unexpected + stats.flaky + (status !== 0 && stats.unexpected === 0 ? 1 : 0);
+  return { passed: stats.expected, failed };
+}
+
+const started = Date.now();
+await timed('typecheck', () => check(['run', 'typecheck']));
+await timed('lint', () => check(['run', 'lint']));
+await timed('build', async () => {
+  await buildStale(root, (line) => console.log(`  ${line}`));
+  return { passed: 1, failed: 0 };
+});
+await timed('unit tests', () => vitest('unit'));
+
+// One Keycloak with a freshly imported realm serves the integration and browser tiers.
+const keycloakDataDir = mkdtempSync(join(tmpdir(), 'atrium-test-keycloak-'));
+let keycloak: Awaited<ReturnType<typeof ensureKeycloak>> | undefined;
+try {
+  log('starting Keycloak…');
+  keycloak = await ensureKeycloak({ dataDir: keycloakDataDir, log: (line) => console.log(`  keycloak: ${line}`) });
+  const issuer = keycloak.issuer;
+  await timed('integration tests', () => vitest('integration', { OIDC_ISSUER_URL: issuer }));
+  await timed('browser tests', () => playwright({ CHROMIUM_PATH: ensureChromium() }));
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  results.push({ stage: 'keycloak start', passed: 0, failed: 1, seconds: 0 });
+} finally {
+  await keycloak?.stop();
+  rmSync(keycloakDataDir, { recursive: true, force: true });
+}
+
+const passed = results.reduce((sum, result) => sum + result.passed, 0);
+const failed = results.reduce((sum, result) => sum + result.failed, 0);
+console.log('\nStage                 passed  failed  seconds');
+for (const result of results.filter((r) => r.passed + r.failed > 0)) {
+  console.log(
+    `${result.stage.padEnd(22)}${String(result.passed).padStart(6)}${String(result.failed).padStart(8)}${result.seconds.toFixed(1).padStart(9)}`,
+  );
+}
+console.log(`Total time ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
