@@ -1,0 +1,149 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import type { AppConfig, DatabaseTarget } from './app-config.js';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
+
+/** What each variable expects, with a value that would work: printed when validation fails. */
+const HINTS: Record<string, { expected: string; example: string }> = {
+  PORT: { expected: 'an integer between 1 and 65535', example: 'PORT=3000' },
+  HOST: { expected: 'an interface address to listen on', example: 'HOST=0.0.0.0' },
+  OIDC_ISSUER_URL: {
+    expected: 'the http(s) URL of the OpenID Connect issuer, without a trailing slash',
+    example: 'OIDC_ISSUER_URL=http://localhost:8080/realms/atrium',
+  },
+  OIDC_AUDIENCE: {
+    expected: 'the audience (aud) access tokens must carry',
+    example: 'OIDC_AUDIENCE=atrium-api',
+  },
+  DATABASE_URL: {
+    expected: 'postgres://user@host:port/db, postgresql://..., or sqlite:PATH',
+    example: 'DATABASE_URL=postgres://postgres@127.0.0.1:5432/atrium',
+  },
+  CORS_ORIGINS: {
+    expected: 'a comma-separated list of http(s) origins (scheme://host[:port], no path)',
+    example: 'CORS_ORIGINS=http://localhost:4000',
+  },
+  LOG_LEVEL: { expected: `one of ${LOG_LEVELS.join(', ')}`, example: 'LOG_LEVEL=log' },
+  DB_MIGRATE_ON_BOOT: { expected: 'true or false', example: 'DB_MIGRATE_ON_BOOT=false' },
+};
+
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+const originList = z.string().transform((value, ctx) => {
+  const origins = value
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin.length > 0);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+      ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin` });
+      return z.NEVER;
+    }
+  }
+  return origins;
+});
+
+const databaseUrl = z.string().transform((value, ctx): DatabaseTarget => {
+  if (/^postgres(ql)?:\/\//.test(value)) {
+    try {
+      const url = new URL(value);
+      if (url.pathname.length > 1) return { driver: 'postgresql', url: value };
+    } catch {
+      // fall through to the issue below
+    }
+    ctx.addIssue({ code: 'custom', message: 'a PostgreSQL URL needs a host and a database name' });
+    return z.NEVER;
+  }
+  if (value.startsWith('sqlite:') && value.length > 'sqlite:'.length) {
+    return { driver: 'sqlite', path: value.slice('sqlite:'.length) };
+  }
+  ctx.addIssue({ code: 'custom', message: 'unsupported scheme' });
+  return z.NEVER;
+});
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
+
+/** Schema of the API's environment; every variable has a development default except secrets (there are none). */
+export const envSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  OIDC_ISSUER_URL: httpUrl
+    .refine((value) => !value.endsWith('/'), 'remove the trailing slash')
+    .default('http://localhost:8080/realms/atrium'),
+  OIDC_AUDIENCE: z.string().min(1).default('atrium-api'),
+  DATABASE_URL: databaseUrl.prefault('sqlite:.data/atrium.db'),
+  CORS_ORIGINS: originList.default(['http://localhost:4000']),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('log'),
+  DB_MIGRATE_ON_BOOT: booleanFlag.default(false),
+});
+
+/** Thrown by {@link loadConfig} with one line per bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads and validates the API's configuration from `env` (normally `process.env`).
+ * Empty strings count as unset so that `FOO=` in a .env file falls back to the default.
+ *
+ * @throws ConfigError naming every missing or bad variable, with what it expects and an example.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): AppConfig {
+  const relevant = Object.fromEntries(
+    Object.keys(envSchema.shape)
+      .map((key) => [key, env[key]] as const)
+      .filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const result = envSchema.safeParse(relevant);
+  if (!result.success) {
+    const byVariable = new Map<string, string>();
+    for (const issue of result.error.issues) {
+      const variable = String(issue.path[0] ?? '(environment)');
+      if (byVariable.has(variable)) continue;
+      const hint = HINTS[variable];
+      const got = JSON.stringify(relevant[variable] ?? null);
+      byVariable.set(
+        variable,
+        hint
+          ? `${variable}=${got} is invalid (${issue.message}): expected ${hint.expected}, e.g. ${hint.example}`
+          : `${variable}: ${issue.message}`,
+      );
+    }
+    throw new ConfigError([...byVariable.values()]);
+  }
+  const parsed = result.data;
+  const database: DatabaseTarget =
+    parsed.DATABASE_URL.driver === 'sqlite' && parsed.DATABASE_URL.path !== ':memory:'
+      ? { driver: 'sqlite', path: resolve(cwd, parsed.DATABASE_URL.path) }
+      : parsed.DATABASE_URL;
+  return {
+    port: parsed.PORT,
+    host: parsed.HOST,
+    oidcIssuerUrl: parsed.OIDC_ISSUER_URL,
+    oidcAudience: parsed.OIDC_AUDIENCE,
+    database,
+    corsOrigins: parsed.CORS_ORIGINS,
+    logLevel: parsed.LOG_LEVEL,
+    migrateOnBoot: parsed.DB_MIGRATE_ON_BOOT,
+  };
+}
+
+/** Creates the folder a SQLite file lives in; separate from validation so that tests stay side-effect free. */
+export function ensureDatabaseDirectory(config: AppConfig): void {
+  if (config.database.driver === 'sqlite' && config.database.path !== ':memory:') {
+    mkdirSync(dirname(config.database.path), { recursive: true });
+  }
+}

@@ -1,0 +1,5 @@
+// What other workspaces may use to start the API from a script; everything else is internal.
+export { createApp } from './create-app.js';
+export type { AppConfig, DatabaseTarget } from './config/app-config.js';
+export { ConfigError, loadConfig } from './config/env.schema.js';
+export { migrateDatabase } from './database/migrate-database.js';

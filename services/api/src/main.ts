@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { ConfigError, ensureDatabaseDirectory, loadConfig } from './config/env.schema.js';
+import { createApp } from './create-app.js';
+import { migrateDatabase } from './database/migrate-database.js';
+
+let config;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`${error.message}\nThe API did not start. Fix the variables above and start it again.`);
+  process.exit(78); // EX_CONFIG
+}
+
+ensureDatabaseDirectory(config);
+const logger = new Logger('Bootstrap');
+if (config.migrateOnBoot) {
+  // Development convenience only (DB_MIGRATE_ON_BOOT=true): deployments run `npm run migrate` once instead.
+  const applied = await migrateDatabase(config.database);
+  logger.log(applied.length ? `Applied migrations: ${applied.join(', ')}` : 'Schema is up to date');
+}
+const app = await createApp(config);
+await app.listen({ port: config.port, host: config.host });
+logger.log(`Atrium API listening on http://${config.host}:${config.port}/api`);

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/core';
+import type { AuthenticatedUser } from '../auth/access-token.js';
+import type { Preferences } from './preferences.schema.js';
+import { type Theme, UserProfile } from './user-profile.entity.js';
+
+/** The `/api/me` document: who the caller is and what they prefer. */
+export interface MeDocument {
+  sub: string;
+  username: string;
+  name: string | null;
+  email: string | null;
+  roles: string[];
+  preferences: { theme: Theme };
+}
+
+/** Keeps each caller's profile in step with their token and owns their preferences. */
+@Injectable()
+export class MeService {
+  constructor(private readonly em: EntityManager) {}
+
+  /** The caller's profile, created on first sight and refreshed from the token's claims afterwards. */
+  async getMe(user: AuthenticatedUser): Promise<MeDocument> {
+    const profile = await this.syncProfile(user);
+    return toDocument(user, profile);
+  }
+
+  async updatePreferences(user: AuthenticatedUser, preferences: Preferences): Promise<MeDocument> {
+    const profile = await this.syncProfile(user);
+    profile.theme = preferences.theme;
+    await this.em.flush();
+    return toDocument(user, profile);
+  }
+
+  private async syncProfile(user: AuthenticatedUser): Promise<UserProfile> {
+    const claims = { username: user.username, email: user.email, name: user.name };
+    const existing = await this.em.findOne(UserProfile, { id: user.sub });
+    if (existing) {
+      this.em.assign(existing, claims);
+      await this.em.flush();
+      return existing;
+    }
+    // An upsert rather than an insert: two first requests of the same user may race, and neither may fail.
+    const now = new Date();
+    return this.em.upsert(
+      UserProfile,
+      { id: user.sub, ...claims, theme: 'system', createdAt: now, updatedAt: now },
+      { onConflictFields: ['id'], onConflictMergeFields: ['username', 'email', 'name', 'updatedAt'] },
+    );
+  }
+}
+
+function toDocument(user: AuthenticatedUser, profile: UserProfile): MeDocument {
+  return {
+    sub: user.sub,
+    username: profile.username,
+    name: profile.name ?? null,
+    email: profile.email ?? null,
+    roles: [...user.roles],
+    preferences: { theme: profile.theme },
+  };
+}
