@@ -1,0 +1,8 @@
+import type { RemoteModule } from '@atrium/sdk';
+import { AccountPage } from './account-page';
+import './profile.css';
+
+/** The profile remote's public surface: the one component the shell mounts at its route. */
+export const Feature: RemoteModule['Feature'] = function ProfileFeature() {
+  return <AccountPage />;
+};

@@ -1,0 +1,77 @@
+import { ModuleFederationPlugin } from '@module-federation/enhanced/rspack';
+import { defineConfig } from '@rspack/cli';
+import { rspack } from '@rspack/core';
+import { readFileSync } from 'node:fs';
+
+interface PackageJson {
+  dependencies: Record<string, string>;
+}
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as PackageJson;
+const caret = (name: string) => `^${pkg.dependencies[name]}`;
+
+export default defineConfig((_env, argv) => {
+  const production = argv.mode !== 'development';
+  return {
+    mode: production ? 'production' : 'development',
+    target: ['web', 'es2022'],
+    context: import.meta.dirname,
+    entry: { main: './src/index.ts' },
+    devtool: production ? false : 'cheap-module-source-map',
+    output: {
+      path: new URL('./dist', import.meta.url).pathname,
+      // Absolute, so deep links served through the SPA fallback (/profile/x) still find their chunks.
+      publicPath: '/',
+      uniqueName: 'atrium_shell',
+      filename: production ? '[name].[contenthash:8].js' : '[name].js',
+      chunkFilename: production ? '[name].[contenthash:8].js' : '[name].js',
+      cssFilename: production ? '[name].[contenthash:8].css' : '[name].css',
+      cssChunkFilename: production ? '[name].[contenthash:8].css' : '[name].css',
+      clean: true,
+    },
+    resolve: { extensions: ['.ts', '.tsx', '.js'] },
+    module: {
+      rules: [
+        {
+          test: /\.tsx?$/,
+          exclude: /node_modules/,
+          loader: 'builtin:swc-loader',
+          options: {
+            jsc: {
+              // Evergreen browsers only: down-levelling to ES5 would double the size of our own code.
+              target: 'es2022',
+              parser: { syntax: 'typescript', tsx: true },
+              transform: { react: { runtime: 'automatic', development: !production } },
+            },
+          },
+          type: 'javascript/auto',
+        },
+        { test: /\.css$/, type: 'css' },
+      ],
+    },
+    plugins: [
+      new rspack.HtmlRspackPlugin({ template: './public/index.html' }),
+      new rspack.CopyRspackPlugin({
+        patterns: [{ from: 'public', globOptions: { ignore: ['**/index.html'] } }],
+      }),
+      new ModuleFederationPlugin({
+        name: 'shell',
+        // Remotes are discovered at run time from the remotes list, never compiled in.
+        remotes: {},
+        shared: {
+          react: { singleton: true, requiredVersion: caret('react') },
+          'react-dom': { singleton: true, requiredVersion: caret('react-dom') },
+          '@atrium/sdk': { singleton: true, requiredVersion: caret('@atrium/sdk') },
+        },
+        dts: false,
+        // Remotes are built with experiments.externalRuntime and use this copy of the federation runtime.
+        experiments: { provideExternalRuntime: true, optimization: { target: 'web' } },
+      }),
+    ],
+    devServer: {
+      port: 4000,
+      host: 'localhost',
+      historyApiFallback: true,
+    },
+    performance: { hints: false },
+  };
+});

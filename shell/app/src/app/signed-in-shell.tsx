@@ -1,0 +1,205 @@
+import {
+  applyTheme,
+  AtriumProvider,
+  createApiClient,
+  isThemePreference,
+  type AtriumContextValue,
+  type MeDocument,
+  type RemoteDescriptor,
+  type ThemePreference,
+} from '@atrium/sdk';
+import type { UserManager } from 'oidc-client-ts';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useAuth } from 'react-oidc-context';
+import { Redirect, Route, Switch, useLocation } from 'wouter';
+import { toAtriumUser } from '../auth/oidc';
+import type { RuntimeConfig } from '../config/runtime-config';
+import { AppHeader } from '../layout/app-header';
+import { StatusPanel } from '../layout/status-panel';
+import { HomePage } from '../pages/home-page';
+import { NotFoundPage } from '../pages/not-found-page';
+import { registerFeatureRemotes } from '../remotes/federation';
+import { RemoteSlot } from '../remotes/remote-slot';
+import { getRemotes, RemotesListError } from '../remotes/remotes-list';
+
+const THEME_CACHE_KEY = 'atrium.theme';
+// Renew a little before expiry so a token never lapses between the check and the API's own check.
+const MIN_TOKEN_SECONDS = 30;
+
+type RemotesState =
+  | { readonly status: 'loading' }
+  | { readonly status: 'ready'; readonly remotes: readonly RemoteDescriptor[] }
+  | { readonly status: 'failed'; readonly error: RemotesListError };
+
+export interface SignedInShellProps {
+  readonly config: RuntimeConfig;
+  readonly userManager: UserManager;
+}
+
+/** The shell once someone is signed in: context for remotes, header, navigation and routes. */
+export function SignedInShell({ config, userManager }: SignedInShellProps) {
+  const auth = useAuth();
+  const oidcUser = auth.user;
+  const [theme, setThemeState] = useState<ThemePreference>(readCachedTheme);
+  const remotes = useRemotes(config.remotesUrl);
+
+  const userRef = useRef(oidcUser);
+  useEffect(() => {
+    userRef.current = oidcUser;
+  }, [oidcUser]);
+
+  const renewAccessToken = useCallback(async () => {
+    try {
+      const renewed = await userManager.signinSilent();
+      if (renewed !== null) return renewed.access_token;
+    } catch {
+      // Fall through: the refresh token is gone or rejected, so the session is over.
+    }
+    // Unloading the user makes the auth gate send the person to Keycloak, back to this page afterwards.
+    await userManager.removeUser();
+    throw new Error('Your session has ended. Please sign in again.');
+  }, [userManager]);
+
+  const getAccessToken = useCallback(async () => {
+    const user = userRef.current;
+    if (user && !user.expired && (user.expires_in ?? 0) > MIN_TOKEN_SECONDS) return user.access_token;
+    return renewAccessToken();
+  }, [renewAccessToken]);
+
+  const setTheme = useCallback((next: ThemePreference) => {
+    setThemeState(next);
+    applyTheme(next);
+    // Cached only to avoid a flash of the wrong theme on the next load; the API holds the real value.
+    window.localStorage.setItem(THEME_CACHE_KEY, next);
+  }, []);
+
+  const signOut = useCallback(async () => {
+    const idToken = userRef.current?.id_token;
+    await userManager.signoutRedirect({
+      ...(idToken !== undefined ? { id_token_hint: idToken } : {}),
+      post_logout_redirect_uri: `${window.location.origin}${config.oidc.postLogoutPath}`,
+    });
+  }, [userManager, config.oidc.postLogoutPath]);
+
+  const api = useMemo(
+    () => createApiClient({ baseUrl: config.apiBaseUrl, getAccessToken, renewAccessToken }),
+    [config.apiBaseUrl, getAccessToken, renewAccessToken],
+  );
+
+  useEffect(() => {
+    let current = true;
+    // The theme is cosmetic: if the API is down the feature pages report it, the shell keeps its theme.
+    api.get<MeDocument>('/api/me').then(
+      (me) => current && isThemePreference(me.preferences?.theme) && setTheme(me.preferences.theme),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, setTheme]);
+
+  const context = useMemo<AtriumContextValue | null>(
+    () =>
+      oidcUser ? { user: toAtriumUser(oidcUser), getAccessToken, api, theme, setTheme, signOut } : null,
+    [oidcUser, getAccessToken, api, theme, setTheme, signOut],
+  );
+  if (context === null) return null;
+
+  const remoteList = remotes.state.status === 'ready' ? remotes.state.remotes : [];
+  return (
+    <AtriumProvider value={context}>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <AppHeader user={context.user} remotes={remoteList} onSignOut={signOut} />
+      <MainContent>
+        <Switch>
+          <Route path="/">
+            <HomePage user={context.user} remotes={remotes.state} onRetry={remotes.retry} />
+          </Route>
+          <Route path={config.oidc.redirectPath}>
+            <Redirect to="/" replace />
+          </Route>
+          {remoteList.map((remote) => (
+            <Route key={remote.name} path={remote.path} nest>
+              <RemoteSlot key={remote.name} remote={remote} />
+            </Route>
+          ))}
+          <Route>
+            {remotes.state.status === 'loading' ? (
+              <StatusPanel kind="loading" title="Loading features…" />
+            ) : remotes.state.status === 'failed' ? (
+              <RemotesListFailure error={remotes.state.error} onRetry={remotes.retry} />
+            ) : (
+              <NotFoundPage />
+            )}
+          </Route>
+        </Switch>
+      </MainContent>
+    </AtriumProvider>
+  );
+}
+
+export function RemotesListFailure({ error, onRetry }: { error: RemotesListError; onRetry: () => void }) {
+  return (
+    <StatusPanel
+      kind="error"
+      title="The list of features could not be loaded"
+      detail={error.message}
+      action={{ label: 'Retry', onClick: onRetry }}
+    />
+  );
+}
+
+/** `<main>` that takes focus after each navigation, so screen readers start at the new page. */
+function MainContent({ children }: { children: ReactNode }) {
+  const [location] = useLocation();
+  const mainRef = useRef<HTMLElement>(null);
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    mainRef.current?.focus();
+  }, [location]);
+  return (
+    <main id="main" ref={mainRef} tabIndex={-1} className="main">
+      {children}
+    </main>
+  );
+}
+
+function useRemotes(remotesUrl: string) {
+  const [attempt, setAttempt] = useState(0);
+  const [state, setState] = useState<RemotesState>({ status: 'loading' });
+  useEffect(() => {
+    let current = true;
+    getRemotes(remotesUrl).then(
+      (remotes) => {
+        if (!current) return;
+        registerFeatureRemotes(remotes);
+        setState({ status: 'ready', remotes });
+      },
+      (error: unknown) =>
+        current &&
+        setState({
+          status: 'failed',
+          error: error instanceof RemotesListError ? error : new RemotesListError(String(error)),
+        }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [remotesUrl, attempt]);
+  const retry = useCallback(() => {
+    setState({ status: 'loading' });
+    setAttempt((value) => value + 1);
+  }, []);
+  return { state, retry };
+}
+
+function readCachedTheme(): ThemePreference {
+  const cached = window.localStorage.getItem(THEME_CACHE_KEY);
+  return isThemePreference(cached) ? cached : 'system';
+}

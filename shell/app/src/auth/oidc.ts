@@ -1,0 +1,76 @@
+import type { AtriumUser } from '@atrium/sdk';
+import { UserManager, WebStorageStateStore, type User } from 'oidc-client-ts';
+import type { RuntimeConfig } from '../config/runtime-config';
+
+/** What the shell stores in the OIDC `state` parameter across the round trip to Keycloak. */
+export interface SigninState {
+  readonly returnTo: string;
+}
+
+export function createUserManager(config: RuntimeConfig, origin = window.location.origin): UserManager {
+  return new UserManager({
+    authority: config.oidc.authority,
+    client_id: config.oidc.clientId,
+    redirect_uri: `${origin}${config.oidc.redirectPath}`,
+    post_logout_redirect_uri: `${origin}${config.oidc.postLogoutPath}`,
+    response_type: 'code',
+    scope: 'openid profile email',
+    // Tokens live only for this tab's session: they survive a reload but never reach localStorage.
+    userStore: new WebStorageStateStore({ store: window.sessionStorage }),
+    stateStore: new WebStorageStateStore({ store: window.sessionStorage }),
+    // Renews with the refresh token shortly before the access token expires.
+    automaticSilentRenew: true,
+    accessTokenExpiringNotificationTimeInSeconds: 60,
+    // The shell reads the profile from the ID token and the API; the userinfo round trip adds nothing.
+    loadUserInfo: false,
+  });
+}
+
+/** The current in-app location, used as the place to return to after sign-in. */
+export function currentLocation(location: Location = window.location): string {
+  return `${location.pathname}${location.search}${location.hash}`;
+}
+
+/**
+ * Accepts only same-origin absolute paths from the round-tripped state, so a crafted `state` cannot turn
+ * the callback into an open redirect.
+ */
+export function safeReturnTo(state: unknown, callbackPath: string): string {
+  const returnTo =
+    typeof state === 'object' && state !== null ? (state as Partial<SigninState>).returnTo : undefined;
+  if (typeof returnTo !== 'string' || !returnTo.startsWith('/') || returnTo.startsWith('//')) return '/';
+  if (returnTo === callbackPath || returnTo.startsWith(`${callbackPath}?`)) return '/';
+  return returnTo;
+}
+
+export function toAtriumUser(user: User): AtriumUser {
+  const profile = user.profile;
+  const username = profile.preferred_username ?? profile.sub;
+  return {
+    sub: profile.sub,
+    username,
+    name: profile.name ?? ([profile.given_name, profile.family_name].filter(Boolean).join(' ') || username),
+    email: profile.email,
+    roles: readRealmRoles(profile) ?? readRealmRoles(decodeJwtPayload(user.access_token)) ?? [],
+  };
+}
+
+function readRealmRoles(claims: unknown): string[] | undefined {
+  if (typeof claims !== 'object' || claims === null) return undefined;
+  const realmAccess = (claims as { realm_access?: { roles?: unknown } }).realm_access;
+  const roles = realmAccess?.roles;
+  return Array.isArray(roles) ? roles.filter((role): role is string => typeof role === 'string') : undefined;
+}
+
+// Display-only: the roles shown in the header come from the token the API verifies anyway.
+function decodeJwtPayload(token: string): unknown {
+  const payload = token.split('.')[1];
+  if (payload === undefined) return undefined;
+  try {
+    const base64 = payload.replace(/-/g, '+').replace(/_/g, '/');
+    const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Where the shell finds the identity provider, the API and the remotes list. Fetched at boot from
+ * `/atrium.config.json` so one build runs in every environment; nothing here is compiled in.
+ */
+export interface RuntimeConfig {
+  readonly oidc: {
+    readonly authority: string;
+    readonly clientId: string;
+    /** Path of the sign-in callback route; `redirect_uri` is this on the shell's origin. */
+    readonly redirectPath: string;
+    /** Where Keycloak sends the browser after sign-out. */
+    readonly postLogoutPath: string;
+  };
+  readonly apiBaseUrl: string;
+  /** URL (absolute or relative to the shell) of the JSON list of remotes. */
+  readonly remotesUrl: string;
+}
+
+export const CONFIG_URL = '/atrium.config.json';
+
+/** Typed failure to load or validate the run-time config, rendered by the shell as an error state. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    message: string,
+    readonly problems: readonly string[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export async function loadRuntimeConfig(fetchImpl: typeof fetch = fetch): Promise<RuntimeConfig> {
+  let response: Response;
+  try {
+    response = await fetchImpl(CONFIG_URL, { cache: 'no-store' });
+  } catch (error) {
+    throw new ConfigError(`Could not download ${CONFIG_URL}.`, [], { cause: error });
+  }
+  if (!response.ok) throw new ConfigError(`${CONFIG_URL} answered HTTP ${response.status}.`);
+  let raw: unknown;
+  try {
+    raw = await response.json();
+  } catch (error) {
+    throw new ConfigError(`${CONFIG_URL} is not valid JSON.`, [], { cause: error });
+  }
+  return parseRuntimeConfig(raw);
+}
+
+/** Validates the whole document and names every bad field at once, so one fix-and-reload is enough. */
+export function parseRuntimeConfig(raw: unknown): RuntimeConfig {
+  const problems: string[] = [];
+  const root = isRecord(raw) ? raw : {};
+  if (!isRecord(raw)) problems.push('the document must be a JSON object');
+  const oidc = isRecord(root.oidc) ? root.oidc : {};
+  if (!isRecord(root.oidc)) problems.push('oidc must be an object');
+
+  const authority = readUrl(oidc.authority, 'oidc.authority', problems);
+  const clientId = readString(oidc.clientId, 'oidc.clientId', problems);
+  const redirectPath = readPath(oidc.redirectPath ?? '/auth/callback', 'oidc.redirectPath', problems);
+  const postLogoutPath = readPath(oidc.postLogoutPath ?? '/', 'oidc.postLogoutPath', problems);
+  const apiBaseUrl = readUrl(root.apiBaseUrl, 'apiBaseUrl', problems);
+  const remotesUrl = readString(root.remotesUrl, 'remotesUrl', problems);
+
+  if (problems.length > 0) throw new ConfigError(`${CONFIG_URL} is invalid.`, problems);
+  return { oidc: { authority, clientId, redirectPath, postLogoutPath }, apiBaseUrl, remotesUrl };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function readString(value: unknown, name: string, problems: string[]): string {
+  if (typeof value === 'string' && value.trim() !== '') return value;
+  problems.push(`${name} must be a non-empty string`);
+  return '';
+}
+
+function readUrl(value: unknown, name: string, problems: string[]): string {
+  const text = readString(value, name, problems);
+  if (text === '') return text;
+  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
+    problems.push(`${name} must be an absolute http(s) URL`);
+  }
+  return text.replace(/\/+$/, '');
+}
+
+function readPath(value: unknown, name: string, problems: string[]): string {
+  if (typeof value === 'string' && value.startsWith('/') && !value.startsWith('//')) return value;
+  problems.push(`${name} must be a path starting with a single /`);
+  return '/';
+}

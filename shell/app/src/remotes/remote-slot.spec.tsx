@@ -1,0 +1,83 @@
+// @vitest-environment happy-dom
+import type { FeatureProps, RemoteDescriptor, RemoteModule } from '@atrium/sdk';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { FeatureLoader } from './federation';
+import { RemoteLoadError } from './federation';
+import { RemoteSlot } from './remote-slot';
+
+const profile: RemoteDescriptor = {
+  name: 'profile',
+  title: 'Profile',
+  path: '/profile',
+  entry: 'http://remotes.test/profile/1.0.0/mf-manifest.json',
+};
+
+function Working({ basePath }: FeatureProps) {
+  return <p>Feature mounted at {basePath}</p>;
+}
+
+beforeEach(() => {
+  // React reports errors caught by boundaries on console.error; they are the behaviour under test here.
+  vi.spyOn(console, 'error').mockImplementation(() => undefined);
+});
+afterEach(() => {
+  cleanup();
+  vi.restoreAllMocks();
+});
+
+describe('RemoteSlot', () => {
+  it('shows a loading state, then renders the feature with its base path', async () => {
+    const load = vi.fn<FeatureLoader>(async () => ({ Feature: Working }));
+    render(<RemoteSlot remote={profile} load={load} />);
+
+    expect(screen.getByRole('status')).toHaveProperty('textContent', 'Loading Profile…');
+    expect(await screen.findByText('Feature mounted at /profile')).toBeTruthy();
+    expect(load).toHaveBeenCalledWith(profile, { retry: false });
+  });
+
+  it('shows an error with Retry when the remote cannot be downloaded, and loads again on Retry', async () => {
+    const load = vi
+      .fn<FeatureLoader>()
+      .mockRejectedValueOnce(new RemoteLoadError(profile, 'Profile could not be downloaded.'))
+      .mockResolvedValueOnce({ Feature: Working });
+    render(<RemoteSlot remote={profile} load={load} />);
+
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Profile is unavailable');
+    expect(alert.textContent).toContain('Profile could not be downloaded.');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+
+    expect(await screen.findByText('Feature mounted at /profile')).toBeTruthy();
+    expect(load).toHaveBeenLastCalledWith(profile, { retry: true });
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('catches a crash inside the remote in its error boundary and recovers on Retry', async () => {
+    let crash = true;
+    function Flaky(props: FeatureProps) {
+      if (crash) throw new Error('remote exploded');
+      return <Working {...props} />;
+    }
+    const module: RemoteModule = { Feature: Flaky };
+    const load = vi.fn<FeatureLoader>(async () => module);
+    render(
+      <main>
+        <p>Shell chrome stays</p>
+        <RemoteSlot remote={profile} load={load} />
+      </main>,
+    );
+
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Profile is unavailable');
+    expect(alert.textContent).toContain('remote exploded');
+    expect(screen.getByText('Shell chrome stays')).toBeTruthy();
+
+    crash = false;
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+
+    expect(await screen.findByText('Feature mounted at /profile')).toBeTruthy();
+    expect(load).toHaveBeenCalledTimes(2);
+  });
+});
