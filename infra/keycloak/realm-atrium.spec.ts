@@ -1,0 +1,177 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ATRIUM_REALM, ATRIUM_REALM_FILE, resolveRealmPlaceholders } from './realm-file.ts';
+
+interface ProtocolMapper {
+  protocolMapper: string;
+  config: Record<string, string>;
+}
+interface Client {
+  clientId: string;
+  publicClient: boolean;
+  standardFlowEnabled: boolean;
+  implicitFlowEnabled: boolean;
+  directAccessGrantsEnabled: boolean;
+  serviceAccountsEnabled: boolean;
+  fullScopeAllowed: boolean;
+  secret?: string;
+  redirectUris: string[];
+  webOrigins: string[];
+  attributes: Record<string, string>;
+  protocolMappers?: ProtocolMapper[];
+  defaultClientScopes: string[];
+}
+interface User {
+  username: string;
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+  emailVerified?: boolean;
+  requiredActions?: string[];
+  realmRoles: string[];
+  serviceAccountClientId?: string;
+  credentials?: { type: string; value: string; temporary: boolean }[];
+}
+interface Realm {
+  realm: string;
+  accessTokenLifespan: number;
+  bruteForceProtected: boolean;
+  roles: { realm: { name: string; composite?: boolean; composites?: { realm: string[] } }[] };
+  defaultRole: { name: string };
+  clients: Client[];
+  scopeMappings: { client: string; roles: string[] }[];
+  users: User[];
+}
+
+/** The realm as Keycloak would import it in an environment with the given variables. */
+function loadRealm(env: NodeJS.ProcessEnv = {}): Realm {
+  return JSON.parse(resolveRealmPlaceholders(readFileSync(ATRIUM_REALM_FILE, 'utf8'), env)) as Realm;
+}
+
+const realm = loadRealm();
+const client = (clientId: string): Client => {
+  const found = realm.clients.find((c) => c.clientId === clientId);
+  if (!found) throw new Error(`client ${clientId} missing`);
+  return found;
+};
+const user = (username: string): User => {
+  const found = realm.users.find((u) => u.username === username);
+  if (!found) throw new Error(`user ${username} missing`);
+  return found;
+};
+const audiences = (c: Client) =>
+  (c.protocolMappers ?? [])
+    .filter((m) => m.protocolMapper === 'oidc-audience-mapper' && m.config['access.token.claim'] === 'true')
+    .map((m) => m.config['included.client.audience']);
+
+describe('realm-atrium.json', () => {
+  it('defines the atrium realm with brute-force protection', () => {
+    expect(realm.realm).toBe(ATRIUM_REALM);
+    expect(realm.bruteForceProtected).toBe(true);
+  });
+
+  it('leaves no placeholder unresolved except ones with defaults', () => {
+    expect(JSON.stringify(realm)).not.toContain('${');
+  });
+
+  it('takes the access-token lifespan and deployer secret from the environment, with development defaults', () => {
+    expect(Number(realm.accessTokenLifespan)).toBe(300);
+    expect(client('atrium-deployer').secret).toBe('atrium-deployer-dev-secret');
+    const configured = loadRealm({ ATRIUM_ACCESS_TOKEN_LIFESPAN: '60', ATRIUM_DEPLOYER_SECRET: 's3cret' });
+    expect(Number(configured.accessTokenLifespan)).toBe(60);
+    expect(configured.clients.find((c) => c.clientId === 'atrium-deployer')?.secret).toBe('s3cret');
+  });
+
+  describe('atrium-shell', () => {
+    const shell = client('atrium-shell');
+
+    it('is a public client that may only use the authorization code flow', () => {
+      expect(shell.publicClient).toBe(true);
+      expect(shell.standardFlowEnabled).toBe(true);
+      expect(shell.implicitFlowEnabled).toBe(false);
+      expect(shell.directAccessGrantsEnabled).toBe(false);
+      expect(shell.serviceAccountsEnabled).toBe(false);
+    });
+
+    it('requires PKCE with S256', () => {
+      expect(shell.attributes['pkce.code.challenge.method']).toBe('S256');
+    });
+
+    it('redirects only to the exact shell callback and logs out only to the shell', () => {
+      expect(shell.redirectUris).toEqual(['http://localhost:4000/auth/callback']);
+      expect(shell.redirectUris.some((uri) => uri.includes('*'))).toBe(false);
+      expect(shell.webOrigins).toEqual(['http://localhost:4000']);
+      expect(shell.attributes['post.logout.redirect.uris']).toBe('http://localhost:4000/');
+    });
+
+    it('issues RFC 9068 access tokens for the API, with refresh tokens', () => {
+      expect(audiences(shell)).toEqual(['atrium-api']);
+      expect(shell.attributes['access.token.header.type.rfc9068']).toBe('true');
+      expect(shell.attributes['use.refresh.tokens']).toBe('true');
+    });
+
+    it('puts only the Atrium roles and the identity claims into its tokens', () => {
+      expect(shell.fullScopeAllowed).toBe(false);
+      expect(realm.scopeMappings.find((m) => m.client === 'atrium-shell')?.roles.sort()).toEqual([
+        'atrium-admin',
+        'atrium-user',
+      ]);
+      // basic carries sub; profile: preferred_username, name, given_name; email; roles: realm_access.roles.
+      expect(shell.defaultClientScopes).toEqual(
+        expect.arrayContaining(['basic', 'profile', 'email', 'roles', 'web-origins']),
+      );
+    });
+  });
+
+  it('keeps atrium-api as a pure audience that cannot obtain tokens', () => {
+    const api = client('atrium-api');
+    expect(api.publicClient).toBe(false);
+    expect(api.standardFlowEnabled).toBe(false);
+    expect(api.implicitFlowEnabled).toBe(false);
+    expect(api.directAccessGrantsEnabled).toBe(false);
+    expect(api.serviceAccountsEnabled).toBe(false);
+  });
+
+  it('lets atrium-deployer use client credentials only, as remote-publisher for the API', () => {
+    const deployer = client('atrium-deployer');
+    expect(deployer.publicClient).toBe(false);
+    expect(deployer.serviceAccountsEnabled).toBe(true);
+    expect(deployer.standardFlowEnabled).toBe(false);
+    expect(deployer.implicitFlowEnabled).toBe(false);
+    expect(deployer.directAccessGrantsEnabled).toBe(false);
+    expect(deployer.fullScopeAllowed).toBe(false);
+    expect(audiences(deployer)).toEqual(['atrium-api']);
+    expect(deployer.attributes['access.token.header.type.rfc9068']).toBe('true');
+    expect(realm.scopeMappings.find((m) => m.client === 'atrium-deployer')?.roles).toEqual([
+      'remote-publisher',
+    ]);
+    const serviceAccount = realm.users.find((u) => u.serviceAccountClientId === 'atrium-deployer');
+    expect(serviceAccount?.realmRoles).toEqual(['remote-publisher']);
+  });
+
+  it('gives every new user atrium-user through the default roles', () => {
+    const defaultRole = realm.roles.realm.find((r) => r.name === realm.defaultRole.name);
+    expect(defaultRole?.composites?.realm).toContain('atrium-user');
+    expect(realm.roles.realm.map((r) => r.name)).toEqual(
+      expect.arrayContaining(['atrium-user', 'atrium-admin', 'remote-publisher']),
+    );
+  });
+
+  it('has demo users alice (user) and ada (admin) with complete profiles and nothing to do at sign-in', () => {
+    const alice = user('alice');
+    const ada = user('ada');
+    expect(alice.realmRoles).toContain('atrium-user');
+    expect(alice.realmRoles).not.toContain('atrium-admin');
+    expect(ada.realmRoles).toEqual(expect.arrayContaining(['atrium-user', 'atrium-admin']));
+    for (const [demo, password] of [
+      [alice, 'alice'],
+      [ada, 'ada'],
+    ] as const) {
+      // A missing required profile attribute would send the user to an "update profile" page.
+      expect(demo.firstName && demo.lastName && demo.email).toBeTruthy();
+      expect(demo.emailVerified).toBe(true);
+      expect(demo.requiredActions ?? []).toEqual([]);
+      expect(demo.credentials).toEqual([{ type: 'password', value: password, temporary: false }]);
+    }
+  });
+});
