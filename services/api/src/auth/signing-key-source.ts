@@ -82,7 +82,7 @@ export class SigningKeySource implements OnApplicationBootstrap, OnApplicationSh
 
   private async discover(): Promise<void> {
     if (this.stopped) return;
-    const discoveryUrl = `${this.config.oidcIssuerUrl}/.well-known/openid-configuration`;
+    const discoveryUrl = this.config.oidcDiscoveryUrl;
     try {
       const response = await fetch(discoveryUrl, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
       if (!response.ok) throw new Error(`${discoveryUrl} answered ${response.status}`);

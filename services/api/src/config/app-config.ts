@@ -10,6 +10,8 @@ export interface AppConfig {
   readonly port: number;
   readonly host: string;
   readonly oidcIssuerUrl: string;
+  /** Where the discovery document is fetched; differs from the issuer when the API reaches it by another name. */
+  readonly oidcDiscoveryUrl: string;
   readonly oidcAudience: string;
   readonly database: DatabaseTarget;
   readonly corsOrigins: readonly string[];

@@ -13,6 +13,10 @@ const HINTS: Record<string, { expected: string; example: string }> = {
     expected: 'the http(s) URL of the OpenID Connect issuer, without a trailing slash',
     example: 'OIDC_ISSUER_URL=http://localhost:8080/realms/atrium',
   },
+  OIDC_DISCOVERY_URL: {
+    expected: "the http(s) URL of the issuer's OpenID configuration (default: derived from OIDC_ISSUER_URL)",
+    example: 'OIDC_DISCOVERY_URL=http://keycloak:8080/realms/atrium/.well-known/openid-configuration',
+  },
   OIDC_AUDIENCE: {
     expected: 'the audience (aud) access tokens must carry',
     example: 'OIDC_AUDIENCE=atrium-api',
@@ -80,6 +84,7 @@ export const envSchema = z.object({
   OIDC_ISSUER_URL: httpUrl
     .refine((value) => !value.endsWith('/'), 'remove the trailing slash')
     .default('http://localhost:8080/realms/atrium'),
+  OIDC_DISCOVERY_URL: httpUrl.optional(),
   OIDC_AUDIENCE: z.string().min(1).default('atrium-api'),
   DATABASE_URL: databaseUrl.prefault('sqlite:.data/atrium.db'),
   CORS_ORIGINS: originList.default(['http://localhost:4000']),
@@ -133,6 +138,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     port: parsed.PORT,
     host: parsed.HOST,
     oidcIssuerUrl: parsed.OIDC_ISSUER_URL,
+    oidcDiscoveryUrl:
+      parsed.OIDC_DISCOVERY_URL ?? `${parsed.OIDC_ISSUER_URL}/.well-known/openid-configuration`,
     oidcAudience: parsed.OIDC_AUDIENCE,
     database,
     corsOrigins: parsed.CORS_ORIGINS,

@@ -1,0 +1,146 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/create-test-app.js';
+import { generateRsaKey, type LocalIssuer, reservePort, startLocalIssuer } from '../../test/local-issuer.js';
+
+function craftToken(header: object, payload: object, sign: (input: string) => string): string {
+  const encode = (part: object) => Buffer.from(JSON.stringify(part)).toString('base64url');
+  const input = `${encode(header)}.${encode(payload)}`;
+  return `${input}.${sign(input)}`;
+}
+
+describe('access-token checking (global guard)', () => {
+  let issuer: LocalIssuer;
+  let api: TestApp;
+
+  beforeAll(async () => {
+    issuer = await startLocalIssuer();
+    api = await createTestApp({ OIDC_ISSUER_URL: issuer.issuer, OIDC_AUDIENCE: issuer.audience });
+    await api.waitForIssuer();
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await issuer?.close();
+  });
+
+  const standardClaims = () => ({
+    sub: 'user-123',
+    iss: issuer.issuer,
+    aud: issuer.audience,
+    exp: Math.floor(Date.now() / 1000) + 300,
+  });
+
+  it('accepts a valid RS256 access token from the issuer', async () => {
+    const response = await api.request({ url: '/api/me', token: await issuer.mint() });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ sub: 'user-123', roles: ['atrium-user'] });
+  });
+
+  it('answers 401 with a bare Bearer challenge and a problem document when no token is sent', async () => {
+    const response = await api.request({ url: '/api/me' });
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="atrium"');
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ status: 401, code: 'unauthenticated' });
+  });
+
+  it('treats a non-Bearer Authorization header as no token', async () => {
+    const response = await api.request({ url: '/api/me', headers: { authorization: 'Basic YWRhOnB3' } });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject({ code: 'unauthenticated' });
+  });
+
+  it('does not accept the token from the query string', async () => {
+    const token = await issuer.mint();
+    const response = await api.request({ url: `/api/me?access_token=${token}` });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject({ code: 'unauthenticated' });
+  });
+
+  const refusals: Array<[string, () => Promise<string> | string]> = [
+    ['a token from another issuer', () => issuer.mint({ issuer: 'http://127.0.0.1:1/realms/other' })],
+    ['a token for another audience', () => issuer.mint({ audience: 'someone-else' })],
+    ['an expired token', () => issuer.mint({ expiresIn: Math.floor(Date.now() / 1000) - 60 })],
+    [
+      'a token signed by an unknown key id',
+      () => issuer.mint({ privateKey: generateRsaKey().privateKey, header: { kid: 'rogue' } }),
+    ],
+    [
+      'a token signed by another key under the issuer key id',
+      () => issuer.mint({ privateKey: generateRsaKey().privateKey }),
+    ],
+    [
+      'an HS256 token keyed with the public key (algorithm confusion)',
+      () =>
+        craftToken({ alg: 'HS256', typ: 'at+jwt', kid: issuer.kid }, standardClaims(), (input) =>
+          createHmac('sha256', issuer.publicKey.export({ type: 'spki', format: 'pem' }))
+            .update(input)
+            .digest('base64url'),
+        ),
+    ],
+    [
+      'an unsigned token (alg none)',
+      () => craftToken({ alg: 'none', typ: 'at+jwt' }, standardClaims(), () => ''),
+    ],
+    ['an ID-token style JWT (typ JWT)', () => issuer.mint({ header: { typ: 'JWT' } })],
+    ['a token without typ', () => issuer.mint({ header: { typ: '' } })],
+    ['a token without sub', () => issuer.mint({ omitSub: true })],
+    ['a string that is not a JWT', () => 'not-a-jwt'],
+  ];
+
+  it.each(refusals)('refuses %s with 401 invalid_token', async (_name, makeToken) => {
+    const response = await api.request({ url: '/api/me', token: await makeToken() });
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toMatch(
+      /^Bearer realm="atrium", error="invalid_token", error_description="[^"]+"$/,
+    );
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ status: 401, code: 'invalid_token' });
+  });
+
+  it('never echoes the token in the refusal', async () => {
+    const token = await issuer.mint({ audience: 'someone-else' });
+    const response = await api.request({ url: '/api/me', token });
+    expect(response.body).not.toContain(token.split('.')[2]);
+    expect(String(response.headers['www-authenticate'])).not.toContain(token.split('.')[2]);
+  });
+
+  it('lets public routes through without a token', async () => {
+    expect((await api.request({ url: '/api/health/live' })).statusCode).toBe(200);
+    expect((await api.request({ url: '/api/health/ready' })).statusCode).toBe(200);
+  });
+});
+
+describe('when the issuer is unreachable', () => {
+  it('stays up, reports not ready, answers tokens with 503 + Retry-After, and recovers once the issuer appears', async () => {
+    const port = await reservePort();
+    const api = await createTestApp({ OIDC_ISSUER_URL: `http://127.0.0.1:${port}/realms/test` });
+    let issuer: LocalIssuer | undefined;
+    try {
+      const ready = await api.request({ url: '/api/health/ready' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json()).toEqual({ status: 'not_ready', checks: { database: 'up', issuer: 'down' } });
+
+      const liveness = await api.request({ url: '/api/health/live' });
+      expect(liveness.statusCode).toBe(200);
+
+      // A token that would be valid once the keys are known: the API cannot tell yet, so 503, never 401 or 500.
+      const early = await startLocalIssuer();
+      const someToken = await early.mint();
+      await early.close();
+      const refused = await api.request({ url: '/api/me', token: someToken });
+      expect(refused.statusCode).toBe(503);
+      expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+      expect(refused.json()).toMatchObject({ code: 'issuer_unavailable', status: 503 });
+
+      issuer = await startLocalIssuer({ port });
+      await api.waitForIssuer(15_000);
+      expect((await api.request({ url: '/api/health/ready' })).statusCode).toBe(200);
+      expect((await api.request({ url: '/api/me', token: await issuer.mint() })).statusCode).toBe(200);
+    } finally {
+      await api.close();
+      await issuer?.close();
+    }
+  });
+});

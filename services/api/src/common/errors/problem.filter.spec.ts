@@ -1,0 +1,166 @@
+import { readFileSync } from 'node:fs';
+import { Controller, Get, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/create-test-app.js';
+import { type LocalIssuer, startLocalIssuer } from '../../../test/local-issuer.js';
+import { AppModule } from '../../app.module.js';
+import { Public } from '../../auth/public.decorator.js';
+import { loadConfig } from '../../config/env.schema.js';
+import { isDatabaseUnavailable } from './database-availability.js';
+import { ERROR_CATALOGUE } from './error-catalogue.js';
+
+describe('problem+json for every failure', () => {
+  let issuer: LocalIssuer;
+  let api: TestApp;
+
+  beforeAll(async () => {
+    issuer = await startLocalIssuer();
+    api = await createTestApp({ OIDC_ISSUER_URL: issuer.issuer });
+    await api.waitForIssuer();
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await issuer?.close();
+  });
+
+  it('answers an unknown route with 404 not_found', async () => {
+    const response = await api.request({ url: '/api/no-such-route' });
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      instance: '/api/no-such-route',
+    });
+    expect(response.json<{ type: string }>().type).toMatch(/docs\/errors\.md#not_found$/);
+  });
+
+  it('answers a body that is not JSON with 400 malformed_request', async () => {
+    const response = await api.request({
+      method: 'PUT',
+      url: '/api/me/preferences',
+      token: await issuer.mint(),
+      headers: { 'content-type': 'application/json' },
+      rawBody: '{"theme":',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'malformed_request' });
+  });
+
+  it('answers an oversized body with 413 payload_too_large', async () => {
+    const response = await api.request({
+      method: 'PUT',
+      url: '/api/me/preferences',
+      token: await issuer.mint(),
+      body: { theme: 'x'.repeat(100_000) },
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toMatchObject({ code: 'payload_too_large' });
+  });
+
+  it('answers a non-JSON content type with 415 unsupported_media_type', async () => {
+    const response = await api.request({
+      method: 'PUT',
+      url: '/api/me/preferences',
+      token: await issuer.mint(),
+      headers: { 'content-type': 'text/csv' },
+      rawBody: 'theme,dark',
+    });
+    expect(response.statusCode).toBe(415);
+    expect(response.json()).toMatchObject({ code: 'unsupported_media_type' });
+  });
+
+  it('allows CORS from the configured origin only, with Authorization and Content-Type', async () => {
+    const preflight = (origin: string) =>
+      api.request({
+        method: 'OPTIONS',
+        url: '/api/me',
+        headers: {
+          origin,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
+      });
+    const allowed = await preflight('http://localhost:4000');
+    expect(allowed.headers['access-control-allow-origin']).toBe('http://localhost:4000');
+    expect(String(allowed.headers['access-control-allow-headers'])).toMatch(/Authorization.*Content-Type/);
+    const refused = await preflight('http://evil.test');
+    expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('unexpected errors', () => {
+  @Public()
+  @Controller('boom')
+  class BoomController {
+    @Get()
+    boom(): never {
+      throw new Error('secret internal detail: password=hunter2');
+    }
+  }
+  @Module({ controllers: [BoomController] })
+  class BoomModule {}
+
+  it('become a 500 problem that does not leak the message', async () => {
+    const config = loadConfig({
+      DATABASE_URL: 'sqlite::memory:',
+      OIDC_ISSUER_URL: 'http://127.0.0.1:1/realms/none',
+    });
+    const root = AppModule.forRoot(config);
+    // The real root module plus one failing route: the global filter must treat it like any other.
+    const app = await NestFactory.create<NestFastifyApplication>(
+      { ...root, imports: [...(root.imports ?? []), BoomModule] },
+      new FastifyAdapter(),
+      { logger: false },
+    );
+    app.setGlobalPrefix('api');
+    await app.init();
+    try {
+      const response = await app.inject({ method: 'GET', url: '/api/boom' });
+      expect(response.statusCode).toBe(500);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.json()).toMatchObject({ code: 'internal_error', status: 500 });
+      expect(response.body).not.toContain('hunter2');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('isDatabaseUnavailable', () => {
+  it.each([
+    ['a refused connection', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })],
+    ['a terminated session (57P01)', Object.assign(new Error('terminating connection'), { code: '57P01' })],
+    [
+      'a dropped database (3D000)',
+      Object.assign(new Error('database "x" does not exist'), { code: '3D000' }),
+    ],
+    ['a pool connect timeout', new Error('timeout exceeded when trying to connect')],
+    [
+      'a wrapped cause',
+      new Error('query failed', { cause: Object.assign(new Error('x'), { code: 'ECONNRESET' }) }),
+    ],
+  ])('recognises %s', (_name, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it.each([
+    ['a unique violation', Object.assign(new Error('duplicate key'), { code: '23505' })],
+    ['a plain bug', new TypeError('undefined is not a function')],
+    ['a non-error', 'ECONNREFUSED'],
+  ])('does not mistake %s for an outage', (_name, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('error catalogue', () => {
+  it('documents every code in docs/errors.md', () => {
+    const docs = readFileSync(new URL('../../../../../docs/errors.md', import.meta.url), 'utf8');
+    for (const [code, { status }] of Object.entries(ERROR_CATALOGUE)) {
+      expect(docs, code).toMatch(new RegExp(`^## ${code}\\n\\nStatus: ${status}\\b`, 'm'));
+    }
+  });
+});

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './env.schema.js';
+
+function problemsOf(env: Record<string, string>): readonly string[] {
+  try {
+    loadConfig(env, '/srv/atrium');
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('has development defaults for every variable', () => {
+    expect(loadConfig({}, '/srv/atrium')).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      oidcIssuerUrl: 'http://localhost:8080/realms/atrium',
+      oidcDiscoveryUrl: 'http://localhost:8080/realms/atrium/.well-known/openid-configuration',
+      oidcAudience: 'atrium-api',
+      database: { driver: 'sqlite', path: '/srv/atrium/.data/atrium.db' },
+      corsOrigins: ['http://localhost:4000'],
+      logLevel: 'log',
+      migrateOnBoot: false,
+    });
+  });
+
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '' }, '/srv/atrium').port).toBe(3000);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig(
+      {
+        PORT: '8081',
+        HOST: '0.0.0.0',
+        OIDC_ISSUER_URL: 'https://id.example.test/realms/atrium',
+        OIDC_DISCOVERY_URL: 'http://keycloak:8080/realms/atrium/.well-known/openid-configuration',
+        OIDC_AUDIENCE: 'api',
+        DATABASE_URL: 'postgresql://atrium:pw@db:5432/atrium',
+        CORS_ORIGINS: 'http://localhost:4000, https://atrium.example.test',
+        LOG_LEVEL: 'debug',
+        DB_MIGRATE_ON_BOOT: 'true',
+      },
+      '/srv/atrium',
+    );
+    expect(config).toMatchObject({
+      port: 8081,
+      host: '0.0.0.0',
+      oidcDiscoveryUrl: 'http://keycloak:8080/realms/atrium/.well-known/openid-configuration',
+      database: { driver: 'postgresql', url: 'postgresql://atrium:pw@db:5432/atrium' },
+      corsOrigins: ['http://localhost:4000', 'https://atrium.example.test'],
+      logLevel: 'debug',
+      migrateOnBoot: true,
+    });
+  });
+
+  it('accepts postgres:// and resolves sqlite paths against the working directory', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/atrium' }).database.driver).toBe(
+      'postgresql',
+    );
+    expect(loadConfig({ DATABASE_URL: 'sqlite:data/x.db' }, '/srv').database).toEqual({
+      driver: 'sqlite',
+      path: '/srv/data/x.db',
+    });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/abs/x.db' }, '/srv').database).toEqual({
+      driver: 'sqlite',
+      path: '/abs/x.db',
+    });
+  });
+
+  it('names every bad variable at once, with what it expects and an example', () => {
+    const problems = problemsOf({
+      PORT: 'abc',
+      OIDC_ISSUER_URL: 'notaurl',
+      DATABASE_URL: 'mysql://db/atrium',
+      CORS_ORIGINS: 'http://localhost:4000/path',
+      LOG_LEVEL: 'chatty',
+      DB_MIGRATE_ON_BOOT: 'yes',
+    });
+    const expected = [
+      'PORT',
+      'OIDC_ISSUER_URL',
+      'DATABASE_URL',
+      'CORS_ORIGINS',
+      'LOG_LEVEL',
+      'DB_MIGRATE_ON_BOOT',
+    ];
+    expect(problems).toHaveLength(expected.length);
+    for (const variable of expected) {
+      const line = problems.find((problem) => problem.startsWith(`${variable}=`));
+      expect(line, variable).toBeDefined();
+      expect(line).toMatch(/expected .+, e\.g\. [A-Z_]+=\S+/);
+    }
+  });
+
+  it.each([
+    ['PORT', '70000'],
+    ['PORT', '3.5'],
+    ['OIDC_ISSUER_URL', 'ftp://id.example.test/realms/atrium'],
+    ['OIDC_ISSUER_URL', 'http://localhost:8080/realms/atrium/'],
+    ['DATABASE_URL', 'postgres://127.0.0.1:5432'],
+    ['DATABASE_URL', 'sqlite:'],
+  ])('refuses %s=%s', (variable, value) => {
+    expect(problemsOf({ [variable]: value })).toEqual([expect.stringMatching(new RegExp(`^${variable}=`))]);
+  });
+});

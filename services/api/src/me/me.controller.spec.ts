@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/create-test-app.js';
+import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
+
+describe('/api/me on SQLite', () => {
+  let issuer: LocalIssuer;
+  let api: TestApp;
+
+  beforeAll(async () => {
+    issuer = await startLocalIssuer();
+    api = await createTestApp({ OIDC_ISSUER_URL: issuer.issuer });
+    await api.waitForIssuer();
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await issuer?.close();
+  });
+
+  const tokenFor = (sub: string, claims: Record<string, unknown> = {}) =>
+    issuer.mint({ claims: { sub, ...claims } });
+
+  it('creates the profile from the token on first call, with the default theme', async () => {
+    const response = await api.request({ url: '/api/me', token: await tokenFor('first-call') });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      sub: 'first-call',
+      username: 'ada',
+      name: 'Ada Lovelace',
+      email: 'ada@example.test',
+      roles: ['atrium-user'],
+      preferences: { theme: 'system' },
+    });
+  });
+
+  it('refreshes username, email and name from later tokens', async () => {
+    await api.request({ url: '/api/me', token: await tokenFor('renamed') });
+    const response = await api.request({
+      url: '/api/me',
+      token: await tokenFor('renamed', {
+        preferred_username: 'ada.l',
+        email: 'ada@new.test',
+        name: 'Ada King',
+      }),
+    });
+    expect(response.json()).toMatchObject({ username: 'ada.l', email: 'ada@new.test', name: 'Ada King' });
+  });
+
+  it('answers null for claims the token does not carry and [] without realm roles', async () => {
+    const token = await issuer.mint({
+      claims: {
+        sub: 'service',
+        preferred_username: undefined,
+        email: undefined,
+        name: undefined,
+        realm_access: undefined,
+      },
+    });
+    const response = await api.request({ url: '/api/me', token });
+    expect(response.json()).toEqual({
+      sub: 'service',
+      username: 'service',
+      name: null,
+      email: null,
+      roles: [],
+      preferences: { theme: 'system' },
+    });
+  });
+
+  it('creates one profile when two first requests race', async () => {
+    const token = await tokenFor('racer');
+    const responses = await Promise.all([1, 2, 3].map(() => api.request({ url: '/api/me', token })));
+    expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 200]);
+  });
+
+  it('stores the theme and returns the updated document; later reads see it', async () => {
+    const token = await tokenFor('themer');
+    const put = await api.request({
+      method: 'PUT',
+      url: '/api/me/preferences',
+      token,
+      body: { theme: 'dark' },
+    });
+    expect(put.statusCode).toBe(200);
+    expect(put.json()).toMatchObject({ sub: 'themer', preferences: { theme: 'dark' } });
+    const get = await api.request({ url: '/api/me', token });
+    expect(get.json()).toMatchObject({ preferences: { theme: 'dark' } });
+  });
+
+  it.each([
+    ['an unknown theme', { theme: 'purple' }, 'theme'],
+    ['a missing theme', {}, 'theme'],
+    ['an unknown field', { theme: 'light', fontSize: 12 }, 'fontSize'],
+    ['a body that is not an object', ['dark'], '(body)'],
+  ])('refuses %s with 400 naming the field', async (_name, body, field) => {
+    const token = await tokenFor('validator');
+    const response = await api.request({ method: 'PUT', url: '/api/me/preferences', token, body });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const problem = response.json<{ errors: Array<{ field: string; message: string }> }>();
+    expect(problem).toMatchObject({ code: 'validation_failed', status: 400 });
+    expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
+    const after = await api.request({ url: '/api/me', token });
+    expect(after.json()).toMatchObject({ preferences: { theme: 'system' } });
+  });
+});
