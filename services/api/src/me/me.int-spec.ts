@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MikroORM } from '@mikro-orm/core';
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/create-test-app.js';
+import { fetchDeployerToken } from '../../test/integration-context.js';
+import type { DatabaseTarget } from '../config/app-config.js';
+import { ormOptions } from '../database/orm-options.js';
+import { UserProfile } from './user-profile.entity.js';
+
+const issuer = inject('oidcIssuerUrl');
+const sqliteDir = mkdtempSync(join(tmpdir(), 'atrium-it-sqlite-'));
+
+describe.each([
+  ['PostgreSQL', inject('databaseUrl')],
+  ['SQLite', `sqlite:${join(sqliteDir, 'atrium.db')}`],
+])('/api/me with a Keycloak token on %s', (_driver, databaseUrl) => {
+  let api: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    api = await createTestApp({ OIDC_ISSUER_URL: issuer, DATABASE_URL: databaseUrl });
+    await api.waitForIssuer();
+    token = await fetchDeployerToken(issuer);
+  });
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  async function readRow(database: DatabaseTarget, id: string) {
+    // A separate ORM: proves the row is in the database, not in the app's identity map.
+    const orm = await MikroORM.init(ormOptions(database, { allowGlobalContext: true }));
+    try {
+      return await orm.em.fork().findOne(UserProfile, { id });
+    } finally {
+      await orm.close(true);
+    }
+  }
+
+  it('accepts the client-credentials token of atrium-deployer and answers its profile', async () => {
+    const response = await api.request({ url: '/api/me', token });
+    expect(response.statusCode).toBe(200);
+    const me = response.json<{
+      sub: string;
+      username: string;
+      roles: string[];
+      preferences: { theme: string };
+    }>();
+    // The deployer client only has the basic and roles scopes: no preferred_username, so the API falls back to sub.
+    const claims = decodeJwt(token);
+    expect(me.sub).toBe(claims.sub);
+    expect(me.username).toBe(claims['preferred_username'] ?? claims.sub);
+    expect(me.roles).toContain('remote-publisher');
+    expect(me.preferences).toEqual({ theme: 'system' });
+    expect(me.sub).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('stores the preference and reads it back, in the database itself', async () => {
+    const put = await api.request({
+      method: 'PUT',
+      url: '/api/me/preferences',
+      token,
+      body: { theme: 'dark' },
+    });
+    expect(put.statusCode).toBe(200);
+    const get = await api.request({ url: '/api/me', token });
+    const me = get.json<{ sub: string; username: string; preferences: { theme: string } }>();
+    expect(me.preferences.theme).toBe('dark');
+
+    const row = await readRow(api.config.database, me.sub);
+    expect(row).toMatchObject({ id: me.sub, username: me.username, theme: 'dark' });
+    expect(row?.updatedAt.getTime()).toBeGreaterThanOrEqual(row?.createdAt.getTime() ?? Infinity);
+  });
+});
+
+afterAll(() => {
+  rmSync(sqliteDir, { recursive: true, force: true });
+});

@@ -1,0 +1,46 @@
+import pg from 'pg';
+
+// Mirrors the keys infra/testing/integration-setup.ts provides (that file belongs to the infra project).
+declare module 'vitest' {
+  export interface ProvidedContext {
+    oidcIssuerUrl: string;
+    databaseUrl: string;
+    postgresAdminUrl: string;
+  }
+}
+
+/** A client-credentials access token for the `atrium-deployer` machine identity from the real Keycloak. */
+export async function fetchDeployerToken(issuer: string): Promise<string> {
+  const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as {
+    token_endpoint: string;
+  };
+  const response = await fetch(discovery.token_endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: 'atrium-deployer',
+      client_secret: process.env['ATRIUM_DEPLOYER_SECRET'] ?? 'atrium-deployer-dev-secret',
+    }),
+  });
+  if (!response.ok) throw new Error(`token endpoint answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** Runs statements on the PostgreSQL server as admin (create/drop databases). */
+export async function adminQuery(adminUrl: string, ...statements: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The URL of another database on the same server as `adminUrl`. */
+export function databaseUrlFor(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
