@@ -59,6 +59,11 @@ const user = (username: string): User => {
   if (!found) throw new Error(`user ${username} missing`);
   return found;
 };
+/** RFC 9068 §2.2 makes client_id a required claim of JWT access tokens. */
+const clientIdClaim = (c: Client) =>
+  (c.protocolMappers ?? []).find(
+    (m) => m.config['claim.name'] === 'client_id' && m.config['access.token.claim'] === 'true',
+  )?.config['claim.value'];
 const audiences = (c: Client) =>
   (c.protocolMappers ?? [])
     .filter((m) => m.protocolMapper === 'oidc-audience-mapper' && m.config['access.token.claim'] === 'true')
@@ -107,6 +112,7 @@ describe('realm-atrium.json', () => {
     it('issues RFC 9068 access tokens for the API, with refresh tokens', () => {
       expect(audiences(shell)).toEqual(['atrium-api']);
       expect(shell.attributes['access.token.header.type.rfc9068']).toBe('true');
+      expect(clientIdClaim(shell)).toBe('atrium-shell');
       expect(shell.attributes['use.refresh.tokens']).toBe('true');
     });
 
@@ -142,6 +148,7 @@ describe('realm-atrium.json', () => {
     expect(deployer.fullScopeAllowed).toBe(false);
     expect(audiences(deployer)).toEqual(['atrium-api']);
     expect(deployer.attributes['access.token.header.type.rfc9068']).toBe('true');
+    expect(clientIdClaim(deployer)).toBe('atrium-deployer');
     expect(realm.scopeMappings.find((m) => m.client === 'atrium-deployer')?.roles).toEqual([
       'remote-publisher',
     ]);
