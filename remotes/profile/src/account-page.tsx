@@ -83,7 +83,8 @@ export function AccountPage() {
 }
 
 function describeLoadError(error: unknown): string {
-  if (error instanceof ApiNetworkError) return 'We could not reach the Atrium API. Check that it is running, then retry.';
+  if (error instanceof ApiNetworkError)
+    return 'We could not reach the Atrium API. Check that it is running, then retry.';
   if (error instanceof ApiProblemError) {
     return `Your account could not be loaded: ${error.detail ?? error.title} (HTTP ${error.status}).`;
   }

@@ -45,7 +45,12 @@ export function PreferencesForm({ preferences, onSaved }: PreferencesFormProps) 
 
   const themeError = save.status === 'failed' ? save.themeError : undefined;
   return (
-    <form className="atrium-profile__card" aria-labelledby="profile-preferences-heading" onSubmit={submit} noValidate>
+    <form
+      className="atrium-profile__card"
+      aria-labelledby="profile-preferences-heading"
+      onSubmit={(event) => void submit(event)}
+      noValidate
+    >
       <h2 id="profile-preferences-heading">Preferences</h2>
       <fieldset
         className="atrium-profile__fieldset"
@@ -69,7 +74,7 @@ export function PreferencesForm({ preferences, onSaved }: PreferencesFormProps) 
           </label>
         ))}
         {themeError !== undefined && (
-          <p id={themeErrorId} className="atrium-profile__field-error">
+          <p id={themeErrorId} role="alert" className="atrium-profile__field-error">
             {themeError}
           </p>
         )}
@@ -93,10 +98,16 @@ export function PreferencesForm({ preferences, onSaved }: PreferencesFormProps) 
 
 function describeSaveError(error: unknown): { message: string; themeError: string | undefined } {
   if (error instanceof ApiProblemError) {
-    return { message: `Preferences were not saved: ${error.detail ?? error.title}`, themeError: error.fieldError('theme') };
+    return {
+      message: `Preferences were not saved: ${error.detail ?? error.title}`,
+      themeError: error.fieldError('theme'),
+    };
   }
   if (error instanceof ApiNetworkError) {
-    return { message: 'Preferences were not saved: the Atrium API could not be reached.', themeError: undefined };
+    return {
+      message: 'Preferences were not saved: the Atrium API could not be reached.',
+      themeError: undefined,
+    };
   }
   return { message: 'Preferences were not saved.', themeError: undefined };
 }

@@ -12,13 +12,14 @@ afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
 function clientWith(tokens: { current: string; renewed?: string }) {
-  const renewAccessToken = vi.fn(async () => {
-    if (tokens.renewed === undefined) throw new Error('session over');
-    return tokens.renewed;
-  });
+  const renewAccessToken = vi.fn(() =>
+    tokens.renewed === undefined
+      ? Promise.reject(new Error('session over'))
+      : Promise.resolve(tokens.renewed),
+  );
   const client = createApiClient({
     baseUrl: `${API}/`,
-    getAccessToken: async () => tokens.current,
+    getAccessToken: () => Promise.resolve(tokens.current),
     renewAccessToken,
   });
   return { client, renewAccessToken };
@@ -120,7 +121,9 @@ describe('createApiClient', () => {
     );
     const { client } = clientWith({ current: 'token-1' });
 
-    const error = await client.put('/api/me/preferences', { theme: 'neon' }).catch((caught: unknown) => caught);
+    const error = await client
+      .put('/api/me/preferences', { theme: 'neon' })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiProblemError);
     const problem = error as ApiProblemError;
     expect(problem).toMatchObject({
@@ -136,7 +139,10 @@ describe('createApiClient', () => {
 
   it('derives a problem from the status when the error body is not problem+json', async () => {
     server.use(
-      http.get(`${API}/api/me`, () => new HttpResponse('upstream down', { status: 502, statusText: 'Bad Gateway' })),
+      http.get(
+        `${API}/api/me`,
+        () => new HttpResponse('upstream down', { status: 502, statusText: 'Bad Gateway' }),
+      ),
     );
     const { client } = clientWith({ current: 'token-1' });
 

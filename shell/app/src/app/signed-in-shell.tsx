@@ -18,9 +18,9 @@ import { AppHeader } from '../layout/app-header';
 import { StatusPanel } from '../layout/status-panel';
 import { HomePage } from '../pages/home-page';
 import { NotFoundPage } from '../pages/not-found-page';
-import { registerFeatureRemotes } from '../remotes/federation';
-import { RemoteSlot } from '../remotes/remote-slot';
-import { getRemotes, RemotesListError } from '../remotes/remotes-list';
+import { registerFeatureRemotes } from '../remote-loading/federation';
+import { RemoteSlot } from '../remote-loading/remote-slot';
+import { getRemotes, RemotesListError } from '../remote-loading/remotes-list';
 
 const THEME_CACHE_KEY = 'atrium.theme';
 // Renew a little before expiry so a token never lapses between the check and the API's own check.
@@ -43,11 +43,6 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   const [theme, setThemeState] = useState<ThemePreference>(readCachedTheme);
   const remotes = useRemotes(config.remotesUrl);
 
-  const userRef = useRef(oidcUser);
-  useEffect(() => {
-    userRef.current = oidcUser;
-  }, [oidcUser]);
-
   const renewAccessToken = useCallback(async () => {
     try {
       const renewed = await userManager.signinSilent();
@@ -61,10 +56,10 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   }, [userManager]);
 
   const getAccessToken = useCallback(async () => {
-    const user = userRef.current;
+    const user = await userManager.getUser();
     if (user && !user.expired && (user.expires_in ?? 0) > MIN_TOKEN_SECONDS) return user.access_token;
     return renewAccessToken();
-  }, [renewAccessToken]);
+  }, [userManager, renewAccessToken]);
 
   const setTheme = useCallback((next: ThemePreference) => {
     setThemeState(next);
@@ -74,7 +69,7 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   }, []);
 
   const signOut = useCallback(async () => {
-    const idToken = userRef.current?.id_token;
+    const idToken = (await userManager.getUser())?.id_token;
     await userManager.signoutRedirect({
       ...(idToken !== undefined ? { id_token_hint: idToken } : {}),
       post_logout_redirect_uri: `${window.location.origin}${config.oidc.postLogoutPath}`,
@@ -99,8 +94,7 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   }, [api, setTheme]);
 
   const context = useMemo<AtriumContextValue | null>(
-    () =>
-      oidcUser ? { user: toAtriumUser(oidcUser), getAccessToken, api, theme, setTheme, signOut } : null,
+    () => (oidcUser ? { user: toAtriumUser(oidcUser), getAccessToken, api, theme, setTheme, signOut } : null),
     [oidcUser, getAccessToken, api, theme, setTheme, signOut],
   );
   if (context === null) return null;

@@ -4,7 +4,9 @@ import { safeReturnTo, toAtriumUser } from './oidc';
 
 describe('safeReturnTo', () => {
   it('returns the path the person asked for', () => {
-    expect(safeReturnTo({ returnTo: '/profile?tab=theme#top' }, '/auth/callback')).toBe('/profile?tab=theme#top');
+    expect(safeReturnTo({ returnTo: '/profile?tab=theme#top' }, '/auth/callback')).toBe(
+      '/profile?tab=theme#top',
+    );
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import type { AtriumUser, RemoteDescriptor } from '@atrium/sdk';
 import { Link } from 'wouter';
 import { StatusPanel } from '../layout/status-panel';
-import { RemotesListError } from '../remotes/remotes-list';
+import type { RemotesListError } from '../remote-loading/remotes-list';
 
 export interface HomePageProps {
   readonly user: AtriumUser;

@@ -28,7 +28,7 @@ afterEach(() => {
 
 describe('RemoteSlot', () => {
   it('shows a loading state, then renders the feature with its base path', async () => {
-    const load = vi.fn<FeatureLoader>(async () => ({ Feature: Working }));
+    const load = vi.fn<FeatureLoader>(() => Promise.resolve({ Feature: Working }));
     render(<RemoteSlot remote={profile} load={load} />);
 
     expect(screen.getByRole('status')).toHaveProperty('textContent', 'Loading Profile…');
@@ -61,7 +61,7 @@ describe('RemoteSlot', () => {
       return <Working {...props} />;
     }
     const module: RemoteModule = { Feature: Flaky };
-    const load = vi.fn<FeatureLoader>(async () => module);
+    const load = vi.fn<FeatureLoader>(() => Promise.resolve(module));
     render(
       <main>
         <p>Shell chrome stays</p>

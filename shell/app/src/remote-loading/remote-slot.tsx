@@ -71,13 +71,23 @@ export class RemoteErrorBoundary extends Component<BoundaryProps, { error: Error
 
   override render() {
     if (this.state.error !== null) {
-      return <RemoteFailure remote={this.props.remote} error={this.state.error} onRetry={this.props.onRetry} />;
+      return (
+        <RemoteFailure remote={this.props.remote} error={this.state.error} onRetry={this.props.onRetry} />
+      );
     }
     return this.props.children;
   }
 }
 
-function RemoteFailure({ remote, error, onRetry }: { remote: RemoteDescriptor; error: Error; onRetry: () => void }) {
+function RemoteFailure({
+  remote,
+  error,
+  onRetry,
+}: {
+  remote: RemoteDescriptor;
+  error: Error;
+  onRetry: () => void;
+}) {
   return (
     <StatusPanel
       kind="error"

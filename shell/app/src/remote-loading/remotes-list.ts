@@ -5,12 +5,17 @@ export class RemotesListError extends Error {
   override readonly name = 'RemotesListError';
 }
 
-export async function getRemotes(remotesUrl: string, fetchImpl: typeof fetch = fetch): Promise<RemoteDescriptor[]> {
+export async function getRemotes(
+  remotesUrl: string,
+  fetchImpl: typeof fetch = fetch,
+): Promise<RemoteDescriptor[]> {
   let response: Response;
   try {
     response = await fetchImpl(remotesUrl, { cache: 'no-store' });
   } catch (error) {
-    throw new RemotesListError(`Could not download the list of features from ${remotesUrl}.`, { cause: error });
+    throw new RemotesListError(`Could not download the list of features from ${remotesUrl}.`, {
+      cause: error,
+    });
   }
   if (!response.ok) {
     throw new RemotesListError(`The list of features (${remotesUrl}) answered HTTP ${response.status}.`);
@@ -27,7 +32,8 @@ export async function getRemotes(remotesUrl: string, fetchImpl: typeof fetch = f
 const NAME = /^[a-z][a-z0-9_]*$/;
 
 export function parseRemotes(raw: unknown, source: string): RemoteDescriptor[] {
-  if (!Array.isArray(raw)) throw new RemotesListError(`The list of features (${source}) must be a JSON array.`);
+  if (!Array.isArray(raw))
+    throw new RemotesListError(`The list of features (${source}) must be a JSON array.`);
   const problems: string[] = [];
   const remotes = raw.flatMap((item: unknown, index): RemoteDescriptor[] => {
     const entry = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
