@@ -102,7 +102,7 @@ export default tseslint.config(
   },
   {
     // Tools load these by default export.
-    files: ['**/*.config.{ts,js,mjs}', '**/rspack.config.ts', 'eslint.config.js'],
+    files: ['**/*.config.{ts,js,mjs}', '**/rspack.config.ts', 'eslint.config.js', 'e2e/global-setup.ts'],
     rules: { 'import-x/no-default-export': 'off' },
   },
   {

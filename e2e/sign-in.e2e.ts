@@ -17,11 +17,12 @@ test('alice signs in once, sees her profile from the API, keeps her theme across
   await expect(page).toHaveURL('http://localhost:4000/profile');
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
   // The e-mail comes from GET /api/me, which the API serves only after checking alice's access token.
-  await expect(page.getByText('alice@atrium.test')).toBeVisible();
+  await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
   // The callback's code and state never stay in the address bar.
   expect(new URL(page.url()).search).toBe('');
 
-  await page.getByLabel('Theme').selectOption('dark');
+  const theme = page.getByRole('group', { name: 'Theme' });
+  await theme.getByLabel('Dark').check();
   await page.getByRole('button', { name: 'Save preferences' }).click();
   await expect(page.getByRole('status')).toHaveText(/preferences saved/i);
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
@@ -35,8 +36,8 @@ test('alice signs in once, sees her profile from the API, keeps her theme across
   expect(stored.session).toHaveLength(1);
 
   await page.reload();
-  await expect(page.getByText('alice@atrium.test')).toBeVisible();
-  await expect(page.getByLabel('Theme')).toHaveValue('dark');
+  await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expect(theme.getByLabel('Dark')).toBeChecked();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
 
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -61,7 +61,9 @@ export async function run(
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number | null];
   if (code !== 0) {
-    throw new Error(`\`${command} ${args.join(' ')}\` failed with exit code ${code}.\n${output.slice(-4000)}`);
+    throw new Error(
+      `\`${command} ${args.join(' ')}\` failed with exit code ${code}.\n${output.slice(-4000)}`,
+    );
   }
 }
 

@@ -40,7 +40,10 @@ function readRemotePackages(): { dir: string; pkg: RemotePackage }[] {
   return readdirSync(remotesDir)
     .map((name) => join(remotesDir, name))
     .filter((dir) => existsSync(join(dir, 'package.json')))
-    .map((dir) => ({ dir, pkg: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as RemotePackage }))
+    .map((dir) => ({
+      dir,
+      pkg: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as RemotePackage,
+    }))
     .sort((a, b) => a.pkg.atrium.navOrder - b.pkg.atrium.navOrder);
 }
 

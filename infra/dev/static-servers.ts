@@ -35,7 +35,11 @@ async function listen(server: Server, port: number, host: string): Promise<Runni
  * Files never change under a version, so they may be cached forever; CORS is open because the shell on
  * another origin fetches the manifest and chunks.
  */
-export function serveReleaseStore(options: { dir: string; port: number; host: string }): Promise<RunningServer> {
+export function serveReleaseStore(options: {
+  dir: string;
+  port: number;
+  host: string;
+}): Promise<RunningServer> {
   const files = sirv(options.dir, {
     dev: true, // releases appear while the server runs; skip sirv's start-up file index
     etag: true,

@@ -54,7 +54,17 @@ function vitest(project: string, env: NodeJS.ProcessEnv = {}): { passed: number;
   const file = join(reports, `${project}.json`);
   rmSync(file, { force: true });
   const status = npm(
-    ['exec', '--', 'vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${file}`],
+    [
+      'exec',
+      '--',
+      'vitest',
+      'run',
+      '--project',
+      project,
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${file}`,
+    ],
     env,
   );
   if (!existsSync(file)) return { passed: 0, failed: 1 };
@@ -89,7 +99,10 @@ const keycloakDataDir = mkdtempSync(join(tmpdir(), 'atrium-test-keycloak-'));
 let keycloak: Awaited<ReturnType<typeof ensureKeycloak>> | undefined;
 try {
   log('starting Keycloak…');
-  keycloak = await ensureKeycloak({ dataDir: keycloakDataDir, log: (line) => console.log(`  keycloak: ${line}`) });
+  keycloak = await ensureKeycloak({
+    dataDir: keycloakDataDir,
+    log: (line) => console.log(`  keycloak: ${line}`),
+  });
   const issuer = keycloak.issuer;
   await timed('integration tests', () => vitest('integration', { OIDC_ISSUER_URL: issuer }));
   await timed('browser tests', () => playwright({ CHROMIUM_PATH: ensureChromium() }));

@@ -15,6 +15,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 
 /** The Keycloak release the platform is built and tested against. */
 export const KEYCLOAK_VERSION = '26.7.3';
@@ -152,7 +153,8 @@ async function download(url: string, destination: string): Promise<string> {
       callback(null, chunk);
     },
   });
-  await pipeline(Readable.fromWeb(response.body), meter, createWriteStream(destination));
+  // fetch's body is the DOM ReadableStream type; node:stream/web's is the same object at run time.
+  await pipeline(Readable.fromWeb(response.body as WebReadableStream), meter, createWriteStream(destination));
   process.stderr.write(
     `${interactive ? '\r' : ''}  Keycloak download: ${formatProgress(received, total)}, done\n`,
   );

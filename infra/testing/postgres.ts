@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 /** The server tests create their databases on; trust auth on loopback in development and CI. */
-export const postgresAdminUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const postgresAdminUrl =
+  process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TemporaryDatabase {
   url: string;
@@ -20,6 +21,7 @@ export async function createTemporaryDatabase(prefix: string): Promise<Temporary
     throw new Error(
       `Cannot reach PostgreSQL at ${postgresAdminUrl} (${String(error)}). Start it with ` +
         '`pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`, or set TEST_POSTGRES_URL.',
+      { cause: error },
     );
   }
   try {
