@@ -1,12 +1,16 @@
 import { ModuleFederationPlugin } from '@module-federation/enhanced/rspack';
 import { defineConfig } from '@rspack/cli';
+import { rspack } from '@rspack/core';
 import { readFileSync } from 'node:fs';
 
 interface PackageJson {
+  version: string;
   dependencies: Record<string, string>;
 }
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as PackageJson;
 const caret = (name: string) => `^${pkg.dependencies[name]}`;
+// The release CLI sets ATRIUM_RELEASE_VERSION when it publishes a version other than package.json's.
+const releaseVersion = process.env.ATRIUM_RELEASE_VERSION ?? pkg.version;
 
 export default defineConfig((_env, argv) => {
   const production = argv.mode !== 'development';
@@ -49,6 +53,7 @@ export default defineConfig((_env, argv) => {
       ],
     },
     plugins: [
+      new rspack.DefinePlugin({ __RELEASE_VERSION__: JSON.stringify(releaseVersion) }),
       new ModuleFederationPlugin({
         name: 'profile',
         // remoteEntry.js keeps a stable name: the manifest points at it and the release store serves it

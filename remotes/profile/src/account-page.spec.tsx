@@ -44,6 +44,8 @@ function renderPage() {
     theme: 'system',
     setTheme,
     signOut: () => Promise.resolve(),
+    navigate: vi.fn(),
+    location: '/profile',
   };
   render(
     <AtriumProvider value={context}>

@@ -4,5 +4,12 @@ import './profile.css';
 
 /** The profile remote's public surface: the one component the shell mounts at its route. */
 export const Feature: RemoteModule['Feature'] = function ProfileFeature() {
-  return <AccountPage />;
+  return (
+    <>
+      <AccountPage />
+      <footer className="atrium-profile__release" data-testid="remote-release">
+        profile {__RELEASE_VERSION__}
+      </footer>
+    </>
+  );
 };

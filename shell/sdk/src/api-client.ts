@@ -35,7 +35,7 @@ export interface ApiRequestOptions {
 export interface ApiClient {
   /** Sends any method; `body` is serialised as JSON when present. */
   request<T>(method: string, path: string, body?: unknown, options?: ApiRequestOptions): Promise<T>;
-  /** `GET path`. */
+  /** `GET path`. A `path` that is an absolute http(s) URL is used as is (still with the token). */
   get<T>(path: string, options?: ApiRequestOptions): Promise<T>;
   /** `POST path` with a JSON body. */
   post<T>(path: string, body?: unknown, options?: ApiRequestOptions): Promise<T>;
@@ -87,7 +87,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     body?: unknown,
     requestOptions?: ApiRequestOptions,
   ): Promise<T> {
-    const url = `${baseUrl}${path.startsWith('/') ? path : `/${path}`}`;
+    const url = /^https?:\/\//.test(path) ? path : `${baseUrl}${path.startsWith('/') ? path : `/${path}`}`;
     let response = await send(method, url, await options.getAccessToken(), body, requestOptions);
     if (response.status === 401) {
       // The token may have expired between the check and the call, or been revoked: renew once and retry

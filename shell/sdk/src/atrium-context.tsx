@@ -2,6 +2,7 @@ import { createContext, useContext, type ReactNode } from 'react';
 import type { ApiClient } from './api-client';
 import type { AtriumUser } from './contract';
 import type { ThemePreference } from './me';
+import type { AtriumNavigate } from './navigation';
 
 /**
  * What the shell gives every remote. Obtain it with {@link useAtrium}.
@@ -22,6 +23,10 @@ export interface AtriumContextValue {
   readonly setTheme: (theme: ThemePreference) => void;
   /** Ends the session at the identity provider and returns to the shell's start page. */
   readonly signOut: () => Promise<void>;
+  /** Moves the shell to an absolute in-app path; see {@link useNavigate} and `Link`. */
+  readonly navigate: AtriumNavigate;
+  /** The current in-app path, e.g. `/profile`. */
+  readonly location: string;
 }
 
 /**

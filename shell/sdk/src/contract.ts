@@ -44,18 +44,3 @@ export interface RemoteModule {
  * The module every remote exposes, loaded by the shell as `<remote name>/Feature`.
  */
 export const FEATURE_MODULE = './Feature';
-
-/**
- * One entry of the remotes list (`remotesUrl` in the shell's run-time config): which remotes exist, where
- * their Module Federation manifest lives, and where the shell mounts them.
- */
-export interface RemoteDescriptor {
-  /** Module Federation container name (the remote's `name`), e.g. `profile`. */
-  readonly name: string;
-  /** Human title used in navigation and loading messages, e.g. `Profile`. */
-  readonly title: string;
-  /** Route the feature is mounted at, e.g. `/profile`. */
-  readonly path: string;
-  /** Absolute URL of the remote's `mf-manifest.json` (or `remoteEntry.js`). */
-  readonly entry: string;
-}

@@ -5,7 +5,18 @@ export type { ProblemDocument, ProblemFieldError } from './api-errors';
 export { AtriumContext, AtriumProvider, useApi, useAtrium } from './atrium-context';
 export type { AtriumContextValue, AtriumProviderProps } from './atrium-context';
 export { FEATURE_MODULE } from './contract';
-export type { AtriumUser, FeatureProps, RemoteDescriptor, RemoteModule } from './contract';
+export type { AtriumUser, FeatureProps, RemoteModule } from './contract';
 export { isThemePreference, THEME_PREFERENCES } from './me';
 export type { MeDocument, Preferences, ThemePreference } from './me';
+export { Link, useLocationPath, useNavigate } from './navigation';
+export type { AtriumNavigate, LinkProps, NavigateOptions } from './navigation';
+export type {
+  AdminRemotesDocument,
+  AuditEntry,
+  AuditPage,
+  RemoteDescriptor,
+  RemoteDetail,
+  RemotesDocument,
+  VersionDocument,
+} from './registry';
 export { applyTheme, THEME_ATTRIBUTE } from './theme';

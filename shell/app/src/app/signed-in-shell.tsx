@@ -3,6 +3,7 @@ import {
   AtriumProvider,
   createApiClient,
   isThemePreference,
+  type ApiClient,
   type AtriumContextValue,
   type MeDocument,
   type RemoteDescriptor,
@@ -41,7 +42,7 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   const auth = useAuth();
   const oidcUser = auth.user;
   const [theme, setThemeState] = useState<ThemePreference>(readCachedTheme);
-  const remotes = useRemotes(config.remotesUrl);
+  const [location, setLocation] = useLocation();
 
   const renewAccessToken = useCallback(async () => {
     try {
@@ -93,9 +94,18 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
     };
   }, [api, setTheme]);
 
+  const remotes = useRemotes(api, config.remotesUrl);
+  const navigate = useCallback(
+    (to: string, options?: { replace?: boolean }) => setLocation(to, { replace: options?.replace ?? false }),
+    [setLocation],
+  );
+
   const context = useMemo<AtriumContextValue | null>(
-    () => (oidcUser ? { user: toAtriumUser(oidcUser), getAccessToken, api, theme, setTheme, signOut } : null),
-    [oidcUser, getAccessToken, api, theme, setTheme, signOut],
+    () =>
+      oidcUser
+        ? { user: toAtriumUser(oidcUser), getAccessToken, api, theme, setTheme, signOut, navigate, location }
+        : null,
+    [oidcUser, getAccessToken, api, theme, setTheme, signOut, navigate, location],
   );
   if (context === null) return null;
 
@@ -116,7 +126,7 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
           </Route>
           {remoteList.map((remote) => (
             <Route key={remote.name} path={remote.path} nest>
-              <RemoteSlot key={remote.name} remote={remote} />
+              <RemoteSlot key={remote.name} remote={remote} timeoutMs={config.remoteTimeoutMs} />
             </Route>
           ))}
           <Route>
@@ -164,12 +174,12 @@ function MainContent({ children }: { children: ReactNode }) {
   );
 }
 
-function useRemotes(remotesUrl: string) {
+function useRemotes(api: ApiClient, remotesUrl: string) {
   const [attempt, setAttempt] = useState(0);
   const [state, setState] = useState<RemotesState>({ status: 'loading' });
   useEffect(() => {
     let current = true;
-    getRemotes(remotesUrl).then(
+    getRemotes(api, remotesUrl).then(
       (remotes) => {
         if (!current) return;
         registerFeatureRemotes(remotes);
@@ -185,7 +195,7 @@ function useRemotes(remotesUrl: string) {
     return () => {
       current = false;
     };
-  }, [remotesUrl, attempt]);
+  }, [api, remotesUrl, attempt]);
   const retry = useCallback(() => {
     setState({ status: 'loading' });
     setAttempt((value) => value + 1);

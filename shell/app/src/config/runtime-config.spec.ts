@@ -3,12 +3,21 @@ import { ConfigError, parseRuntimeConfig } from './runtime-config';
 
 const valid = {
   oidc: { authority: 'http://localhost:8080/realms/atrium/', clientId: 'atrium-shell' },
-  apiBaseUrl: 'http://localhost:3000',
-  remotesUrl: '/remotes.json',
+  apiBaseUrl: 'http://localhost:3000/',
 };
 
+function problemsOf(raw: unknown): readonly string[] | undefined {
+  try {
+    parseRuntimeConfig(raw);
+  } catch (caught) {
+    expect(caught).toBeInstanceOf(ConfigError);
+    return (caught as ConfigError).problems;
+  }
+  return undefined;
+}
+
 describe('parseRuntimeConfig', () => {
-  it('fills in the default callback and post-logout paths and trims trailing slashes', () => {
+  it('fills in the callback paths, the registry URL and the remote timeout, and trims trailing slashes', () => {
     expect(parseRuntimeConfig(valid)).toEqual({
       oidc: {
         authority: 'http://localhost:8080/realms/atrium',
@@ -17,26 +26,32 @@ describe('parseRuntimeConfig', () => {
         postLogoutPath: '/',
       },
       apiBaseUrl: 'http://localhost:3000',
-      remotesUrl: '/remotes.json',
+      remotesUrl: 'http://localhost:3000/api/remotes',
+      remoteTimeoutMs: 10_000,
     });
   });
 
+  it('takes an explicit registry URL and remote timeout', () => {
+    expect(
+      parseRuntimeConfig({ ...valid, remotesUrl: 'https://api.example/api/remotes', remoteTimeoutMs: 2500 }),
+    ).toMatchObject({ remotesUrl: 'https://api.example/api/remotes', remoteTimeoutMs: 2500 });
+  });
+
   it('names every invalid field at once', () => {
-    const error = (() => {
-      try {
-        parseRuntimeConfig({ oidc: { authority: 'not a url', redirectPath: '//evil.test' }, apiBaseUrl: '' });
-      } catch (caught) {
-        return caught;
-      }
-      return undefined;
-    })();
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).problems).toEqual([
+    expect(
+      problemsOf({
+        oidc: { authority: 'not a url', redirectPath: '//evil.test' },
+        apiBaseUrl: '',
+        remotesUrl: '/remotes.json',
+        remoteTimeoutMs: -1,
+      }),
+    ).toEqual([
       'oidc.authority must be an absolute http(s) URL',
       'oidc.clientId must be a non-empty string',
       'oidc.redirectPath must be a path starting with a single /',
       'apiBaseUrl must be a non-empty string',
-      'remotesUrl must be a non-empty string',
+      'remotesUrl must be an absolute http(s) URL',
+      'remoteTimeoutMs must be a positive whole number of milliseconds',
     ]);
   });
 });

@@ -12,9 +12,13 @@ export interface RuntimeConfig {
     readonly postLogoutPath: string;
   };
   readonly apiBaseUrl: string;
-  /** URL (absolute or relative to the shell) of the JSON list of remotes. */
+  /** Absolute URL of the registry's list of remotes; defaults to `{apiBaseUrl}/api/remotes`. */
   readonly remotesUrl: string;
+  /** How long one remote may take to load before its slot shows a fallback; defaults to 10 s. */
+  readonly remoteTimeoutMs: number;
 }
+
+export const DEFAULT_REMOTE_TIMEOUT_MS = 10_000;
 
 export const CONFIG_URL = '/atrium.config.json';
 
@@ -60,10 +64,22 @@ export function parseRuntimeConfig(raw: unknown): RuntimeConfig {
   const redirectPath = readPath(oidc.redirectPath ?? '/auth/callback', 'oidc.redirectPath', problems);
   const postLogoutPath = readPath(oidc.postLogoutPath ?? '/', 'oidc.postLogoutPath', problems);
   const apiBaseUrl = readUrl(root.apiBaseUrl, 'apiBaseUrl', problems);
-  const remotesUrl = readString(root.remotesUrl, 'remotesUrl', problems);
+  const remotesUrl =
+    root.remotesUrl === undefined
+      ? `${apiBaseUrl}/api/remotes`
+      : readUrl(root.remotesUrl, 'remotesUrl', problems);
+  const remoteTimeoutMs = root.remoteTimeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
+  if (typeof remoteTimeoutMs !== 'number' || !Number.isInteger(remoteTimeoutMs) || remoteTimeoutMs <= 0) {
+    problems.push('remoteTimeoutMs must be a positive whole number of milliseconds');
+  }
 
   if (problems.length > 0) throw new ConfigError(`${CONFIG_URL} is invalid.`, problems);
-  return { oidc: { authority, clientId, redirectPath, postLogoutPath }, apiBaseUrl, remotesUrl };
+  return {
+    oidc: { authority, clientId, redirectPath, postLogoutPath },
+    apiBaseUrl,
+    remotesUrl,
+    remoteTimeoutMs: remoteTimeoutMs as number,
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

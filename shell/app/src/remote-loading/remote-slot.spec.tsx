@@ -10,8 +10,12 @@ const profile: RemoteDescriptor = {
   name: 'profile',
   title: 'Profile',
   path: '/profile',
+  navOrder: 10,
+  version: '1.0.0',
   entry: 'http://remotes.test/profile/1.0.0/mf-manifest.json',
+  integrity: null,
 };
+const TIMEOUT = 10_000;
 
 function Working({ basePath }: FeatureProps) {
   return <p>Feature mounted at {basePath}</p>;
@@ -29,11 +33,11 @@ afterEach(() => {
 describe('RemoteSlot', () => {
   it('shows a loading state, then renders the feature with its base path', async () => {
     const load = vi.fn<FeatureLoader>(() => Promise.resolve({ Feature: Working }));
-    render(<RemoteSlot remote={profile} load={load} />);
+    render(<RemoteSlot remote={profile} timeoutMs={TIMEOUT} load={load} />);
 
     expect(screen.getByRole('status')).toHaveProperty('textContent', 'Loading Profile…');
     expect(await screen.findByText('Feature mounted at /profile')).toBeTruthy();
-    expect(load).toHaveBeenCalledWith(profile, { retry: false });
+    expect(load).toHaveBeenCalledWith(profile, { retry: false, timeoutMs: TIMEOUT });
   });
 
   it('shows an error with Retry when the remote cannot be downloaded, and loads again on Retry', async () => {
@@ -41,7 +45,7 @@ describe('RemoteSlot', () => {
       .fn<FeatureLoader>()
       .mockRejectedValueOnce(new RemoteLoadError(profile, 'Profile could not be downloaded.'))
       .mockResolvedValueOnce({ Feature: Working });
-    render(<RemoteSlot remote={profile} load={load} />);
+    render(<RemoteSlot remote={profile} timeoutMs={TIMEOUT} load={load} />);
 
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain('Profile is unavailable');
@@ -50,7 +54,7 @@ describe('RemoteSlot', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
 
     expect(await screen.findByText('Feature mounted at /profile')).toBeTruthy();
-    expect(load).toHaveBeenLastCalledWith(profile, { retry: true });
+    expect(load).toHaveBeenLastCalledWith(profile, { retry: true, timeoutMs: TIMEOUT });
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
@@ -65,7 +69,7 @@ describe('RemoteSlot', () => {
     render(
       <main>
         <p>Shell chrome stays</p>
-        <RemoteSlot remote={profile} load={load} />
+        <RemoteSlot remote={profile} timeoutMs={TIMEOUT} load={load} />
       </main>,
     );
 

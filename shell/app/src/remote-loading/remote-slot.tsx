@@ -10,6 +10,7 @@ type SlotState =
 
 export interface RemoteSlotProps {
   readonly remote: RemoteDescriptor;
+  readonly timeoutMs: number;
   /** Injected by tests; the real loader goes through Module Federation. */
   readonly load?: FeatureLoader;
 }
@@ -18,20 +19,20 @@ export interface RemoteSlotProps {
  * Loads a remote's Feature and renders it inside an error boundary, so neither a failed download nor a
  * crash inside the remote takes the shell down. Both failures offer Retry.
  */
-export function RemoteSlot({ remote, load = loadFeature }: RemoteSlotProps) {
+export function RemoteSlot({ remote, timeoutMs, load = loadFeature }: RemoteSlotProps) {
   const [attempt, setAttempt] = useState(0);
   const [state, setState] = useState<SlotState>({ status: 'loading' });
 
   useEffect(() => {
     let current = true;
-    load(remote, { retry: attempt > 0 }).then(
+    load(remote, { retry: attempt > 0, timeoutMs }).then(
       (module) => current && setState({ status: 'ready', Feature: module.Feature }),
       (error: unknown) => current && setState({ status: 'failed', error: toError(error) }),
     );
     return () => {
       current = false;
     };
-  }, [remote, attempt, load]);
+  }, [remote, attempt, load, timeoutMs]);
 
   const retry = () => {
     setState({ status: 'loading' });
@@ -46,9 +47,11 @@ export function RemoteSlot({ remote, load = loadFeature }: RemoteSlotProps) {
   }
   const { Feature } = state;
   return (
-    <RemoteErrorBoundary key={attempt} remote={remote} onRetry={retry}>
-      <Feature basePath={remote.path} />
-    </RemoteErrorBoundary>
+    <div className="remote-slot" data-remote={remote.name} data-remote-version={remote.version}>
+      <RemoteErrorBoundary key={attempt} remote={remote} onRetry={retry}>
+        <Feature basePath={remote.path} />
+      </RemoteErrorBoundary>
+    </div>
   );
 }
 

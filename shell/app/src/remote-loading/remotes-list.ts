@@ -1,56 +1,68 @@
-import type { RemoteDescriptor } from '@atrium/sdk';
+import { ApiNetworkError, ApiProblemError, type ApiClient, type RemoteDescriptor } from '@atrium/sdk';
 
-/** Typed failure to fetch or validate the remotes list, rendered by the shell as an error state. */
+/** Typed failure to fetch the remotes list, rendered by the shell as an error state. */
 export class RemotesListError extends Error {
   override readonly name = 'RemotesListError';
 }
 
-export async function getRemotes(
-  remotesUrl: string,
-  fetchImpl: typeof fetch = fetch,
-): Promise<RemoteDescriptor[]> {
-  let response: Response;
-  try {
-    response = await fetchImpl(remotesUrl, { cache: 'no-store' });
-  } catch (error) {
-    throw new RemotesListError(`Could not download the list of features from ${remotesUrl}.`, {
-      cause: error,
-    });
-  }
-  if (!response.ok) {
-    throw new RemotesListError(`The list of features (${remotesUrl}) answered HTTP ${response.status}.`);
-  }
+/**
+ * Asks the registry which remotes the signed-in person may use. The API filters by role, so a remote the
+ * person may not use is never listed and never downloaded.
+ */
+export async function getRemotes(api: ApiClient, remotesUrl: string): Promise<RemoteDescriptor[]> {
   let raw: unknown;
   try {
-    raw = await response.json();
+    raw = await api.get<unknown>(remotesUrl, { headers: { 'Cache-Control': 'no-cache' } });
   } catch (error) {
-    throw new RemotesListError(`The list of features (${remotesUrl}) is not valid JSON.`, { cause: error });
+    if (error instanceof ApiNetworkError) {
+      throw new RemotesListError(`Could not reach the feature registry at ${remotesUrl}.`, { cause: error });
+    }
+    if (error instanceof ApiProblemError) {
+      throw new RemotesListError(
+        `The feature registry answered HTTP ${error.status}: ${error.detail ?? error.title}.`,
+        { cause: error },
+      );
+    }
+    throw new RemotesListError(`The list of features (${remotesUrl}) could not be read.`, { cause: error });
   }
   return parseRemotes(raw, remotesUrl);
 }
 
 const NAME = /^[a-z][a-z0-9_]*$/;
 
+/**
+ * Validates the registry's answer. A malformed item is left out (and logged) rather than failing the
+ * list: one bad registration must not hide every other feature.
+ */
 export function parseRemotes(raw: unknown, source: string): RemoteDescriptor[] {
-  if (!Array.isArray(raw))
-    throw new RemotesListError(`The list of features (${source}) must be a JSON array.`);
-  const problems: string[] = [];
-  const remotes = raw.flatMap((item: unknown, index): RemoteDescriptor[] => {
+  const items = typeof raw === 'object' && raw !== null ? (raw as { remotes?: unknown }).remotes : undefined;
+  if (!Array.isArray(items)) {
+    throw new RemotesListError(`The list of features (${source}) has no "remotes" array.`);
+  }
+  const remotes = items.flatMap((item: unknown, index): RemoteDescriptor[] => {
     const entry = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
-    const { name, title, path, entry: url } = entry;
+    const { name, title, path, navOrder, version, entry: url, integrity } = entry;
     const bad: string[] = [];
     if (typeof name !== 'string' || !NAME.test(name)) bad.push('name');
     if (typeof title !== 'string' || title.trim() === '') bad.push('title');
     if (typeof path !== 'string' || !/^\/[^/]/.test(path)) bad.push('path');
+    if (typeof version !== 'string' || version === '') bad.push('version');
     if (typeof url !== 'string' || !URL.canParse(url)) bad.push('entry');
     if (bad.length > 0) {
-      problems.push(`item ${index}: ${bad.join(', ')}`);
+      console.warn(`Ignoring item ${index} of ${source}: invalid ${bad.join(', ')}`);
       return [];
     }
-    return [{ name, title, path: (path as string).replace(/\/+$/, ''), entry: url } as RemoteDescriptor];
+    return [
+      {
+        name: name as string,
+        title: title as string,
+        path: (path as string).replace(/\/+$/, ''),
+        navOrder: typeof navOrder === 'number' ? navOrder : 0,
+        version: version as string,
+        entry: url as string,
+        integrity: typeof integrity === 'string' ? integrity : null,
+      },
+    ];
   });
-  if (problems.length > 0) {
-    throw new RemotesListError(`The list of features (${source}) has invalid items: ${problems.join('; ')}.`);
-  }
-  return remotes;
+  return remotes.sort((a, b) => a.navOrder - b.navOrder || a.title.localeCompare(b.title));
 }

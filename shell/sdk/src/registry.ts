@@ -1,0 +1,95 @@
+/**
+ * One feature the signed-in person may use, as `GET /api/remotes` lists it. Remotes the person may not
+ * use are never listed, so the shell never downloads them.
+ */
+export interface RemoteDescriptor {
+  /** Module Federation container name (the remote's `name`), e.g. `profile`. */
+  readonly name: string;
+  /** Human title used in navigation and loading messages, e.g. `Profile`. */
+  readonly title: string;
+  /** Route the feature is mounted at, e.g. `/profile`. */
+  readonly path: string;
+  /** Position in the navigation; lower comes first. */
+  readonly navOrder: number;
+  /** The active release's version, e.g. `1.0.1`. */
+  readonly version: string;
+  /** Absolute URL of the active release's `mf-manifest.json`. */
+  readonly entry: string;
+  /** Subresource-integrity hash of the release's `remoteEntry.js`, when the publisher recorded one. */
+  readonly integrity: string | null;
+}
+
+/**
+ * Response of `GET /api/remotes`.
+ */
+export interface RemotesDocument {
+  readonly remotes: readonly RemoteDescriptor[];
+}
+
+/**
+ * A registered remote as the registry administration endpoints describe it.
+ */
+export interface RemoteDetail {
+  readonly name: string;
+  readonly title: string;
+  readonly path: string;
+  readonly navOrder: number;
+  /** Roles a person needs to see the remote; empty means every signed-in person. */
+  readonly requiredRoles: readonly string[];
+  /** The version the shell loads, or `null` when none is active. */
+  readonly activeVersion: string | null;
+  /** ISO 8601 timestamps. */
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/**
+ * One immutable release of a remote.
+ */
+export interface VersionDocument {
+  readonly version: string;
+  readonly manifestUrl: string;
+  readonly integrity: string | null;
+  /** Who published it (the deployer's client id or a person's username). */
+  readonly publishedBy: string;
+  /** ISO 8601 timestamp. */
+  readonly publishedAt: string;
+  /** Whether this is the version the shell loads. */
+  readonly active: boolean;
+}
+
+/**
+ * Response of `GET /api/admin/remotes` (role atrium-admin): every remote with its versions, newest first.
+ */
+export interface AdminRemotesDocument {
+  readonly remotes: readonly (RemoteDetail & { readonly versions: readonly VersionDocument[] })[];
+}
+
+/**
+ * One entry of the audit log.
+ */
+export interface AuditEntry {
+  readonly id: string;
+  /** Who did it. */
+  readonly actor: string;
+  /** What was done, e.g. `remote.version.published` or `remote.version.activated`. */
+  readonly action: string;
+  /** What it was done to, e.g. `profile@1.0.1`. */
+  readonly target: string;
+  /** Action-specific facts (for an activation: the previous version). */
+  readonly details: unknown;
+  /** ISO 8601 timestamp. */
+  readonly occurredAt: string;
+}
+
+/**
+ * Response of `GET /api/audit?page=&pageSize=` (role atrium-admin).
+ */
+export interface AuditPage {
+  readonly items: readonly AuditEntry[];
+  /** 1-based page number. */
+  readonly page: number;
+  readonly pageSize: number;
+  /** Number of entries over all pages. */
+  readonly total: number;
+}
