@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from './processes.ts';
 
@@ -16,12 +16,18 @@ function newestMtime(path: string): number {
   return newest;
 }
 
+const repoRoot = new URL('../..', import.meta.url).pathname;
+
 /** The deployables `npm start` needs, each with the folders whose changes make its build stale. */
-export const buildables = [
+export const buildables: readonly { workspace: string; inputs: readonly string[] }[] = [
   { workspace: 'services/api', inputs: ['services/api'] },
   { workspace: 'shell/app', inputs: ['shell/app', 'shell/sdk'] },
-  { workspace: 'remotes/profile', inputs: ['remotes/profile', 'shell/sdk'] },
-] as const;
+  // Every remote workspace: a new remote made from the profile one is built without touching this file.
+  ...readdirSync(join(repoRoot, 'remotes'))
+    .filter((name) => existsSync(join(repoRoot, 'remotes', name, 'package.json')))
+    .sort()
+    .map((name) => ({ workspace: `remotes/${name}`, inputs: [`remotes/${name}`, 'shell/sdk'] })),
+];
 
 /** Builds every deployable whose sources are newer than its dist/ (or that has never been built). */
 export async function buildStale(root: string, log: (line: string) => void): Promise<void> {

@@ -1,6 +1,9 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureKeycloak } from '../keycloak/keycloak.ts';
+import { listRemotePackages, publishRelease, type ReleaseTarget } from '../release/publish-release.ts';
+import { ReleaseError } from '../release/release-error.ts';
+import { VersionExistsError } from '../release/registry-client.ts';
 import { run, startProcess, waitForHttp, type ManagedProcess } from './processes.ts';
 import { serveReleaseStore, serveShell, type RunningServer } from './static-servers.ts';
 
@@ -14,6 +17,10 @@ export interface StackOptions {
   apiPort?: number;
   shellPort?: number;
   releasePort?: number;
+  /** The release store's folder; `.data/releases` unless set (tests use a fresh one). */
+  releasesDir?: string;
+  /** How long the shell waits for one remote before showing its fallback (shell default 10 s). */
+  remoteTimeoutMs?: number;
   log?: (line: string) => void;
 }
 
@@ -26,25 +33,11 @@ export interface RemoteDescriptor {
 
 export interface Stack {
   urls: { shell: string; api: string; keycloak: string; issuer: string; releases: string };
+  /** The bundled remotes as published at start-up. */
   remotes: RemoteDescriptor[];
+  /** Where the release CLI must publish to reach this stack. */
+  releaseTarget: ReleaseTarget;
   stop(): Promise<void>;
-}
-
-interface RemotePackage {
-  version: string;
-  atrium: { remote: string; title: string; route: string; navOrder: number };
-}
-
-function readRemotePackages(): { dir: string; pkg: RemotePackage }[] {
-  const remotesDir = join(repoRoot, 'remotes');
-  return readdirSync(remotesDir)
-    .map((name) => join(remotesDir, name))
-    .filter((dir) => existsSync(join(dir, 'package.json')))
-    .map((dir) => ({
-      dir,
-      pkg: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as RemotePackage,
-    }))
-    .sort((a, b) => a.pkg.atrium.navOrder - b.pkg.atrium.navOrder);
 }
 
 /**
@@ -77,6 +70,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       OIDC_AUDIENCE: process.env.OIDC_AUDIENCE ?? 'atrium-api',
       DATABASE_URL: options.databaseUrl ?? process.env.DATABASE_URL ?? `sqlite:${join(dataDir, 'atrium.db')}`,
       CORS_ORIGINS: `http://localhost:${shellPort}`,
+      ALLOWED_REMOTE_ORIGINS: `http://localhost:${releasePort}`,
     };
     log('api: applying migrations…');
     await run('node', ['dist/database/migrate.js'], { cwd: apiDir, env: apiEnv, quiet: true });
@@ -97,29 +91,26 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     });
     log(`api: ready at ${apiUrl}`);
 
-    // Publish the bundled remotes into the local release store, one immutable folder per version.
-    const releasesDir = join(dataDir, 'releases');
-    const releasesUrl = `http://localhost:${releasePort}`;
-    const remotes: RemoteDescriptor[] = [];
-    for (const { dir, pkg } of readRemotePackages()) {
-      const target = join(releasesDir, pkg.atrium.remote, pkg.version);
-      rmSync(target, { recursive: true, force: true });
-      mkdirSync(target, { recursive: true });
-      cpSync(join(dir, 'dist'), target, { recursive: true });
-      remotes.push({
-        name: pkg.atrium.remote,
-        title: pkg.atrium.title,
-        path: pkg.atrium.route,
-        entry: `${releasesUrl}/${pkg.atrium.remote}/${pkg.version}/mf-manifest.json`,
-      });
-    }
+    const releasesDir = options.releasesDir ?? join(dataDir, 'releases');
+    mkdirSync(releasesDir, { recursive: true });
     const releaseStore: RunningServer = await serveReleaseStore({
       dir: releasesDir,
       port: releasePort,
       host: 'localhost',
     });
     stoppers.push(() => releaseStore.close());
+    const releasesUrl = releaseStore.url;
     log(`releases: serving ${releasesDir} at ${releasesUrl}`);
+
+    const releaseTarget: ReleaseTarget = {
+      storeDir: releasesDir,
+      storeUrl: releasesUrl,
+      apiUrl,
+      issuer: keycloak.issuer,
+      clientId: 'atrium-deployer',
+      clientSecret: process.env.ATRIUM_DEPLOYER_SECRET ?? 'atrium-deployer-dev-secret',
+    };
+    const remotes = await publishBundledRemotes(releaseTarget, log);
 
     const shell = await serveShell({
       dir: join(repoRoot, 'shell/app/dist'),
@@ -129,9 +120,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         '/atrium.config.json': () => ({
           oidc: { authority: keycloak.issuer, clientId: 'atrium-shell' },
           apiBaseUrl: apiUrl,
-          remotesUrl: '/remotes.json',
+          remotesUrl: `${apiUrl}/api/remotes`,
+          ...(options.remoteTimeoutMs !== undefined ? { remoteTimeoutMs: options.remoteTimeoutMs } : {}),
         }),
-        '/remotes.json': () => remotes,
       },
     });
     stoppers.push(() => shell.close());
@@ -146,10 +137,53 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         releases: releasesUrl,
       },
       remotes,
+      releaseTarget,
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/**
+ * Publishes every bundled remote's build through the release CLI's code path, activating it when the
+ * registry does not know the version yet (first run). A version that is already registered is left as it
+ * is, so a rollback made in the admin console survives a restart.
+ */
+async function publishBundledRemotes(
+  target: ReleaseTarget,
+  log: (line: string) => void,
+): Promise<RemoteDescriptor[]> {
+  const remotes: RemoteDescriptor[] = [];
+  for (const remote of listRemotePackages(repoRoot)) {
+    const { atrium, version } = remote;
+    const name = `${atrium.remote} ${version}`;
+    try {
+      await publishRelease({
+        remote,
+        target,
+        build: false,
+        activate: true,
+        log: (line) => log(`release ${atrium.remote}: ${line}`),
+      });
+    } catch (error) {
+      if (error instanceof VersionExistsError) {
+        log(`release ${atrium.remote}: ${name} is already registered; activation left as it is`);
+      } else if (error instanceof ReleaseError) {
+        // The rest of the platform still starts: the shell shows what the registry lists.
+        log(`release ${atrium.remote}: NOT published: ${error.message}`);
+        continue;
+      } else {
+        throw error;
+      }
+    }
+    remotes.push({
+      name: atrium.remote,
+      title: atrium.title,
+      path: atrium.route,
+      entry: `${target.storeUrl}/${atrium.remote}/${version}/mf-manifest.json`,
+    });
+  }
+  return remotes;
 }

@@ -1,0 +1,194 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { getDeployerToken, registerVersion, type RegisteredVersion } from './registry-client.ts';
+import { ReleaseError } from './release-error.ts';
+import { integrityOf, releaseDir, uploadRelease, type UploadOutcome } from './release-store.ts';
+
+export const repoRoot = resolve(import.meta.dirname, '../..');
+
+/** The `atrium` field of a remote's package.json: how the registry lists it. */
+export interface RemoteMetadata {
+  /** Module Federation container name, e.g. `profile`. */
+  remote: string;
+  title: string;
+  route: string;
+  navOrder: number;
+  requiredRoles: string[];
+}
+
+export interface RemotePackage {
+  dir: string;
+  version: string;
+  atrium: RemoteMetadata;
+}
+
+/** Reads a remote workspace's package.json (version and `atrium` field). */
+export function readRemotePackage(dir: string): RemotePackage {
+  const file = join(dir, 'package.json');
+  if (!existsSync(file)) {
+    throw new ReleaseError(`${dir} has no package.json: run the release from a remote's folder.`);
+  }
+  const pkg = JSON.parse(readFileSync(file, 'utf8')) as {
+    version?: string;
+    atrium?: Partial<RemoteMetadata>;
+  };
+  const atrium = pkg.atrium;
+  if (
+    !atrium ||
+    typeof atrium.remote !== 'string' ||
+    typeof atrium.title !== 'string' ||
+    typeof atrium.route !== 'string'
+  ) {
+    throw new ReleaseError(
+      `${file} needs an "atrium" field with remote, title and route (see remotes/profile).`,
+    );
+  }
+  return {
+    dir,
+    version: pkg.version ?? '0.0.0',
+    atrium: {
+      remote: atrium.remote,
+      title: atrium.title,
+      route: atrium.route,
+      navOrder: atrium.navOrder ?? 100,
+      requiredRoles: atrium.requiredRoles ?? [],
+    },
+  };
+}
+
+/** Every remote workspace under `remotes/`, in navigation order. */
+export function listRemotePackages(root = repoRoot): RemotePackage[] {
+  const remotesDir = join(root, 'remotes');
+  return readdirSync(remotesDir)
+    .map((name) => join(remotesDir, name))
+    .filter((dir) => existsSync(join(dir, 'package.json')))
+    .map(readRemotePackage)
+    .sort((a, b) => a.atrium.navOrder - b.atrium.navOrder);
+}
+
+/** Where releases go and whom to tell. Every field has a local default (see {@link releaseTargetFromEnv}). */
+export interface ReleaseTarget {
+  /** Release store folder (locally; in production a bucket synced the same way). */
+  storeDir: string;
+  /** Public base URL of the release store, e.g. `http://localhost:4100`. */
+  storeUrl: string;
+  apiUrl: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** The target from the environment, with the defaults of the local `npm start` stack. */
+export function releaseTargetFromEnv(env: NodeJS.ProcessEnv = process.env): ReleaseTarget {
+  return {
+    storeDir: env.ATRIUM_RELEASE_STORE_DIR ?? join(repoRoot, '.data/releases'),
+    storeUrl: (env.ATRIUM_RELEASE_STORE_URL ?? 'http://localhost:4100').replace(/\/+$/, ''),
+    apiUrl: (env.ATRIUM_API_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
+    issuer: (env.ATRIUM_ISSUER_URL ?? 'http://localhost:8080/realms/atrium').replace(/\/+$/, ''),
+    clientId: env.ATRIUM_DEPLOYER_CLIENT_ID ?? 'atrium-deployer',
+    // The realm's development default; production sets its own (never committed).
+    clientSecret: env.ATRIUM_DEPLOYER_SECRET ?? 'atrium-deployer-dev-secret',
+  };
+}
+
+export interface PublishOptions {
+  /** The remote's package (metadata and default version). */
+  remote: RemotePackage;
+  target: ReleaseTarget;
+  /** Publish as this version instead of package.json's. */
+  version?: string;
+  /** Build before uploading (default true). The build is told the version via ATRIUM_RELEASE_VERSION. */
+  build?: boolean;
+  /** Publish this folder instead of the remote's dist/ (implies no build). */
+  sourceDir?: string;
+  /** Make the version the one the shell loads. */
+  activate?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface PublishResult {
+  remote: string;
+  version: string;
+  manifestUrl: string;
+  upload: UploadOutcome;
+  registered: RegisteredVersion;
+}
+
+const VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
+
+/**
+ * Builds a remote, uploads it to the release store as an immutable versioned release, and registers it with
+ * the API as the atrium-deployer (client credentials). Each step is logged; each failure is a
+ * {@link ReleaseError} that says what to do.
+ */
+export async function publishRelease(options: PublishOptions): Promise<PublishResult> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const { atrium } = options.remote;
+  const version = options.version ?? options.remote.version;
+  if (!VERSION.test(version)) {
+    throw new ReleaseError(`"${version}" is not a version like 1.2.3 (or 1.2.3-rc.1).`);
+  }
+  const sourceDir = options.sourceDir ?? join(options.remote.dir, 'dist');
+  if (options.sourceDir === undefined && options.build !== false) {
+    log(`building ${atrium.remote} ${version}…`);
+    await buildRemote(options.remote.dir, version);
+  }
+
+  const upload = uploadRelease({
+    sourceDir,
+    storeDir: options.target.storeDir,
+    remote: atrium.remote,
+    version,
+  });
+  const target = releaseDir(options.target.storeDir, atrium.remote, version);
+  log(
+    upload === 'uploaded' ? `uploaded to ${target}` : `already in the release store (${target}), same files`,
+  );
+
+  const manifestUrl = `${options.target.storeUrl}/${atrium.remote}/${version}/mf-manifest.json`;
+  const token = await getDeployerToken({
+    issuer: options.target.issuer,
+    clientId: options.target.clientId,
+    clientSecret: options.target.clientSecret,
+  });
+  const remoteEntry = join(target, 'remoteEntry.js');
+  const registered = await registerVersion({
+    apiUrl: options.target.apiUrl,
+    token,
+    remote: atrium.remote,
+    registration: {
+      version,
+      manifestUrl,
+      ...(existsSync(remoteEntry) ? { integrity: integrityOf(remoteEntry) } : {}),
+      title: atrium.title,
+      path: atrium.route,
+      navOrder: atrium.navOrder,
+      requiredRoles: atrium.requiredRoles,
+      activate: options.activate ?? false,
+    },
+  });
+  log(
+    `registered ${atrium.remote} ${version} (${manifestUrl}) with ${options.target.apiUrl}; ` +
+      (registered.remote.activeVersion === version
+        ? 'it is now live'
+        : `active version stays ${registered.remote.activeVersion ?? 'none'} (pass --activate to make it live)`),
+  );
+  return { remote: atrium.remote, version, manifestUrl, upload, registered };
+}
+
+/** Runs the remote's production build, telling it which version it is. */
+export async function buildRemote(dir: string, version: string): Promise<void> {
+  const child = spawn('npm', ['run', 'build'], {
+    cwd: dir,
+    env: { ...process.env, ATRIUM_RELEASE_VERSION: version },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0)
+    throw new ReleaseError(`The build of ${dir} failed (exit code ${code}):\n${output.slice(-3000)}`);
+}

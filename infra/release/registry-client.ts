@@ -1,0 +1,173 @@
+import { ReleaseError } from './release-error.ts';
+
+export interface DeployerCredentials {
+  /** Realm issuer, e.g. `http://localhost:8080/realms/atrium`. */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * Gets an access token for the deployer through the client-credentials grant, finding the token endpoint
+ * through OpenID discovery.
+ */
+export async function getDeployerToken(credentials: DeployerCredentials): Promise<string> {
+  const discoveryUrl = `${credentials.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+  const discovery = await fetchOrExplain(
+    discoveryUrl,
+    undefined,
+    () =>
+      `Could not reach Keycloak at ${credentials.issuer}. Is it running (\`npm run keycloak\`)? ` +
+      'Set ATRIUM_ISSUER_URL if it lives elsewhere.',
+  );
+  if (!discovery.ok) {
+    throw new ReleaseError(
+      `Keycloak's discovery document ${discoveryUrl} answered HTTP ${discovery.status}: is the issuer URL right?`,
+    );
+  }
+  const { token_endpoint: tokenEndpoint } = (await discovery.json()) as { token_endpoint?: string };
+  if (typeof tokenEndpoint !== 'string') {
+    throw new ReleaseError(`${discoveryUrl} names no token_endpoint.`);
+  }
+  const response = await fetchOrExplain(
+    tokenEndpoint,
+    {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: credentials.clientId,
+        client_secret: credentials.clientSecret,
+      }),
+    },
+    () => `Could not reach Keycloak's token endpoint ${tokenEndpoint}.`,
+  );
+  const body = (await response.json().catch(() => ({}))) as {
+    access_token?: string;
+    error?: string;
+    error_description?: string;
+  };
+  if (!response.ok || typeof body.access_token !== 'string') {
+    const reason = body.error_description ?? body.error ?? `HTTP ${response.status}`;
+    throw new ReleaseError(
+      `Keycloak refused the deployer's credentials (client ${credentials.clientId}: ${reason}). ` +
+        'Check ATRIUM_DEPLOYER_SECRET.',
+    );
+  }
+  return body.access_token;
+}
+
+/** Body of `POST /api/remotes/{name}/versions`. */
+export interface VersionRegistration {
+  version: string;
+  manifestUrl: string;
+  integrity?: string;
+  title: string;
+  path: string;
+  navOrder?: number;
+  requiredRoles?: string[];
+  activate?: boolean;
+}
+
+/** What the registry answered, trimmed to what the CLI reports. */
+export interface RegisteredVersion {
+  remote: { name: string; activeVersion: string | null };
+  version: { version: string; active: boolean; publishedBy: string };
+}
+
+interface Problem {
+  title?: string;
+  detail?: string;
+  code?: string;
+  errors?: { field: string; message: string }[];
+}
+
+/**
+ * Registers a published release with the API's registry (`--activate` makes it the version the shell loads).
+ *
+ * @throws ReleaseError with a specific message for every refusal: version exists (409), origin not allowed,
+ *   invalid input (400), missing role (403), API unreachable.
+ */
+export async function registerVersion(options: {
+  apiUrl: string;
+  token: string;
+  remote: string;
+  registration: VersionRegistration;
+}): Promise<RegisteredVersion> {
+  const apiUrl = options.apiUrl.replace(/\/+$/, '');
+  const url = `${apiUrl}/api/remotes/${encodeURIComponent(options.remote)}/versions`;
+  const response = await fetchOrExplain(
+    url,
+    {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${options.token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, application/problem+json',
+      },
+      body: JSON.stringify(options.registration),
+    },
+    () =>
+      `Could not reach the Atrium API at ${apiUrl}. Is it running? Set ATRIUM_API_URL if it lives elsewhere.`,
+  );
+  if (response.ok) return (await response.json()) as RegisteredVersion;
+
+  const problem = (await response.json().catch(() => ({}))) as Problem;
+  const said = problem.detail ?? problem.title ?? `HTTP ${response.status}`;
+  const { version, manifestUrl } = options.registration;
+  if (response.status === 409) {
+    throw new VersionExistsError(
+      `${options.remote} ${version} is already registered (${problem.code ?? 'version_exists'}). Versions are ` +
+        'immutable: publish a new version (bump package.json or pass --version).',
+    );
+  }
+  const originRefused =
+    /origin/i.test(problem.code ?? '') ||
+    (problem.errors ?? []).some((error) => error.field === 'manifestUrl' && /origin/i.test(error.message));
+  if (originRefused) {
+    throw new ReleaseError(
+      `The API refuses remotes served from ${new URL(manifestUrl).origin}: add that origin to the API's ` +
+        `ALLOWED_REMOTE_ORIGINS (${said}).`,
+    );
+  }
+  if (response.status === 400) {
+    const fields = (problem.errors ?? []).map((error) => `${error.field} ${error.message}`);
+    throw new ReleaseError(
+      `The API rejected the registration: ${fields.length > 0 ? fields.join('; ') : said}.`,
+    );
+  }
+  if (response.status === 401 || response.status === 403) {
+    throw new ReleaseError(
+      `The API refused the deployer's token (HTTP ${response.status}, ${problem.code ?? said}): the ` +
+        'atrium-deployer client needs the remote-publisher role, and the API must trust this Keycloak.',
+    );
+  }
+  if (response.status === 404) {
+    throw new ReleaseError(
+      `The API at ${apiUrl} has no registry endpoint (${url} answered 404): is it up to date?`,
+    );
+  }
+  throw new ReleaseError(`The API answered HTTP ${response.status} to ${url}: ${said}.`);
+}
+
+/** The registry already has this version of the remote. */
+export class VersionExistsError extends ReleaseError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'VersionExistsError';
+  }
+}
+
+async function fetchOrExplain(
+  url: string,
+  init: RequestInit | undefined,
+  explain: () => string,
+): Promise<Response> {
+  try {
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(15_000) });
+  } catch (error) {
+    const cause =
+      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    throw new ReleaseError(`${explain()} (${cause})`, { cause: error });
+  }
+}

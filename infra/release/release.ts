@@ -1,0 +1,57 @@
+// `npm run release --workspace remotes/<name> [-- --activate] [-- --version 1.2.3]`: builds the remote, uploads
+// it to the release store as an immutable release and registers it with the API.
+import { parseArgs } from 'node:util';
+import { publishRelease, readRemotePackage, releaseTargetFromEnv } from './publish-release.ts';
+import { ReleaseError } from './release-error.ts';
+
+const usage = `Usage: npm run release --workspace remotes/<name> -- [options]
+
+  --activate         make the new version the one the shell loads
+  --version <x.y.z>  publish as this version instead of package.json's
+  --no-build         upload the existing dist/ as it is
+  --dir <path>       upload this folder instead of dist/ (implies --no-build)
+
+Environment (defaults are the local \`npm start\` stack):
+  ATRIUM_API_URL            http://localhost:3000
+  ATRIUM_ISSUER_URL         http://localhost:8080/realms/atrium
+  ATRIUM_DEPLOYER_SECRET    the realm's development secret
+  ATRIUM_RELEASE_STORE_DIR  .data/releases
+  ATRIUM_RELEASE_STORE_URL  http://localhost:4100`;
+
+try {
+  const { values } = parseArgs({
+    options: {
+      activate: { type: 'boolean', default: false },
+      version: { type: 'string' },
+      'no-build': { type: 'boolean', default: false },
+      dir: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  const remote = readRemotePackage(process.cwd());
+  const result = await publishRelease({
+    remote,
+    target: releaseTargetFromEnv(),
+    activate: values.activate,
+    build: !values['no-build'],
+    ...(values.version !== undefined ? { version: values.version } : {}),
+    ...(values.dir !== undefined ? { sourceDir: values.dir } : {}),
+    log: (line) => console.log(`[release] ${line}`),
+  });
+  console.log(
+    `[release] done: ${result.remote} ${result.version}${values.activate ? ' is live' : ' published'}`,
+  );
+} catch (error) {
+  if (error instanceof ReleaseError || (error instanceof TypeError && 'code' in error)) {
+    console.error(`[release] failed: ${error.message}`);
+    if (!(error instanceof ReleaseError)) console.error(usage);
+  } else {
+    console.error('[release] failed unexpectedly:', error);
+  }
+  process.exit(1);
+}
