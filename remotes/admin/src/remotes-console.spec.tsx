@@ -1,0 +1,172 @@
+// @vitest-environment happy-dom
+import {
+  AtriumProvider,
+  createApiClient,
+  type AdminRemotesDocument,
+  type AtriumContextValue,
+} from '@atrium/sdk';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AuditLog } from './audit-log';
+import { RemotesConsole } from './remotes-console';
+
+const API = window.location.origin;
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+afterEach(() => {
+  cleanup();
+  server.resetHandlers();
+});
+afterAll(() => server.close());
+
+function registry(active: string): AdminRemotesDocument {
+  return {
+    remotes: [
+      {
+        name: 'profile',
+        title: 'Profile',
+        path: '/profile',
+        navOrder: 10,
+        requiredRoles: [],
+        activeVersion: active,
+        createdAt: '2026-11-22T10:00:00.000Z',
+        updatedAt: '2026-11-22T10:05:00.000Z',
+        versions: ['1.0.1', '1.0.0'].map((version) => ({
+          version,
+          manifestUrl: `http://localhost:4100/profile/${version}/mf-manifest.json`,
+          integrity: null,
+          publishedBy: 'atrium-deployer',
+          publishedAt: '2026-11-22T10:00:00.000Z',
+          active: version === active,
+        })),
+      },
+    ],
+  };
+}
+
+function renderWithShell(children: React.ReactNode) {
+  const context: AtriumContextValue = {
+    user: { sub: 'a1', username: 'ada', name: 'Ada Lovelace', email: undefined, roles: ['atrium-admin'] },
+    getAccessToken: () => Promise.resolve('token'),
+    api: createApiClient({
+      baseUrl: API,
+      getAccessToken: () => Promise.resolve('token'),
+      renewAccessToken: () => Promise.resolve('token'),
+    }),
+    theme: 'system',
+    setTheme: vi.fn(),
+    signOut: () => Promise.resolve(),
+    navigate: vi.fn(),
+    location: '/admin',
+  };
+  render(<AtriumProvider value={context}>{children}</AtriumProvider>);
+}
+
+describe('RemotesConsole', () => {
+  it('lists each remote with its versions, publisher and the active one', async () => {
+    server.use(http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry('1.0.1'))));
+    renderWithShell(<RemotesConsole />);
+
+    const card = await screen.findByTestId('remote-profile');
+    expect(within(card).getByTestId('active-version').textContent).toBe('1.0.1');
+    expect(within(card).getByTestId('version-1.0.1').textContent).toContain('active');
+    expect(within(card).getByTestId('version-1.0.0').textContent).toContain('atrium-deployer');
+    expect(within(card).queryByRole('button', { name: 'Activate 1.0.1' })).toBeNull();
+  });
+
+  it('activates an older version only after the confirmation, then shows the new active version', async () => {
+    let active = '1.0.1';
+    const activations: unknown[] = [];
+    server.use(
+      http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry(active))),
+      http.put(`${API}/api/remotes/profile/active`, async ({ request }) => {
+        const body = (await request.json()) as { version: string };
+        activations.push(body);
+        active = body.version;
+        return HttpResponse.json({ ...registry(active).remotes[0], versions: undefined });
+      }),
+    );
+    renderWithShell(<RemotesConsole />);
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Activate 1.0.0' }));
+    expect(activations).toEqual([]);
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(activations).toEqual([]);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Activate 1.0.0' }));
+    expect(screen.getByText('Activate Profile 1.0.0?')).toBeTruthy();
+    const dialogButtons = screen.getAllByRole('button', { name: 'Activate 1.0.0' });
+    fireEvent.click(dialogButtons[dialogButtons.length - 1]!);
+
+    expect(await screen.findByText(/Profile 1.0.0 is now active/)).toBeTruthy();
+    expect(activations).toEqual([{ version: '1.0.0' }]);
+    await vi.waitFor(() => expect(screen.getByTestId('active-version').textContent).toBe('1.0.0'));
+  });
+
+  it('shows the API refusal inline and offers Retry when the registry cannot be loaded', async () => {
+    let up = false;
+    server.use(
+      http.get(`${API}/api/admin/remotes`, () =>
+        up
+          ? HttpResponse.json(registry('1.0.0'))
+          : HttpResponse.json(
+              {
+                type: 'about:blank',
+                title: 'Forbidden',
+                status: 403,
+                code: 'insufficient_scope',
+                detail: 'Needs atrium-admin.',
+              },
+              { status: 403, headers: { 'Content-Type': 'application/problem+json' } },
+            ),
+      ),
+    );
+    renderWithShell(<RemotesConsole />);
+
+    expect((await screen.findByRole('alert')).textContent).toContain('Needs atrium-admin. (HTTP 403)');
+    up = true;
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByTestId('remote-profile')).toBeTruthy();
+  });
+});
+
+describe('AuditLog', () => {
+  it('pages through the log with Previous and Next', async () => {
+    const requested: string[] = [];
+    server.use(
+      http.get(`${API}/api/audit`, ({ request }) => {
+        const url = new URL(request.url);
+        const page = Number(url.searchParams.get('page'));
+        requested.push(`${page}/${url.searchParams.get('pageSize')}`);
+        return HttpResponse.json({
+          items: [
+            {
+              id: `e${page}`,
+              actor: page === 1 ? 'ada' : 'atrium-deployer',
+              action: page === 1 ? 'remote.version.activated' : 'remote.version.published',
+              target: `profile@1.0.${page}`,
+              details: {},
+              occurredAt: '2026-11-22T10:00:00.000Z',
+            },
+          ],
+          page,
+          pageSize: 20,
+          total: 25,
+        });
+      }),
+    );
+    renderWithShell(<AuditLog />);
+
+    expect(await screen.findByText('Page 1 of 2 (25 entries)')).toBeTruthy();
+    expect(screen.getByText('remote.version.activated')).toBeTruthy();
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Previous' }).disabled).toBe(true);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Next' }));
+    expect(await screen.findByText('Page 2 of 2 (25 entries)')).toBeTruthy();
+    expect(screen.getByText('profile@1.0.2')).toBeTruthy();
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Next' }).disabled).toBe(true);
+    expect(requested).toEqual(['1/20', '2/20']);
+  });
+});
