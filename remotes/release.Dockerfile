@@ -1,0 +1,43 @@
+# syntax=docker/dockerfile:1
+# The bundled remotes' release step: builds every remote under remotes/ with its own build script, then runs
+# the release CLI's publish step (infra/release) for each: upload into the release store folder
+# (ATRIUM_RELEASE_STORE_DIR), register with the API as atrium-deployer, activate.
+# Build from the repository root: docker build -f remotes/release.Dockerfile -t atrium/remotes-release .
+# A new remote adds its `--workspace remotes/<name>` to both npm commands below (checked by infra/checks).
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+
+# Every workspace's package.json in its place (see services/api/Dockerfile for why).
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /src
+COPY . .
+RUN mkdir /manifests \
+ && cp package.json package-lock.json .npmrc /manifests/ \
+ && find shell remotes services -name package.json -not -path '*/node_modules/*' \
+      -exec sh -c 'mkdir -p "/manifests/$(dirname "$1")" && cp "$1" "/manifests/$1"' _ {} \;
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /repo
+COPY --from=manifests /manifests ./
+RUN npm ci --workspace shell/sdk --workspace remotes/profile --workspace remotes/admin \
+      --include-workspace-root=false --no-audit --no-fund
+COPY tsconfig.base.json ./
+COPY shell/sdk shell/sdk
+COPY remotes remotes
+RUN npm run build --workspace remotes/profile --workspace remotes/admin \
+ && mkdir /out \
+ && for dir in remotes/*/; do \
+      mkdir -p "/out/$dir" && cp "$dir/package.json" "/out/$dir" && cp -r "$dir/dist" "/out/$dir/dist"; \
+    done
+
+# The publish step needs only Node (the release CLI uses Node's standard library) and the built remotes.
+FROM ${NODE_IMAGE}
+ENV ATRIUM_RELEASE_STORE_DIR=/releases
+WORKDIR /repo
+COPY package.json ./
+COPY infra/release infra/release
+COPY infra/release-store/publish-bundled.ts infra/release-store/
+COPY --from=build /out/remotes remotes
+# A fresh named volume mounted here takes this folder's owner, so the unprivileged user can write releases.
+RUN mkdir -p /releases && chown node:node /releases
+USER node
+CMD ["node", "infra/release-store/publish-bundled.ts"]
