@@ -17,7 +17,7 @@ export interface StackOptions {
   apiPort?: number;
   shellPort?: number;
   releasePort?: number;
-  /** The release store's folder; `.data/releases` unless set (tests use a fresh one). */
+  /** The release store's folder; ATRIUM_RELEASE_STORE_DIR, else `.data/releases` (tests use a fresh one). */
   releasesDir?: string;
   /** How long the shell waits for one remote before showing its fallback (shell default 10 s). */
   remoteTimeoutMs?: number;
@@ -91,7 +91,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     });
     log(`api: ready at ${apiUrl}`);
 
-    const releasesDir = options.releasesDir ?? join(dataDir, 'releases');
+    // The release CLI reads the same variable, so tests that publish through it reach this store.
+    const releasesDir =
+      options.releasesDir ?? process.env.ATRIUM_RELEASE_STORE_DIR ?? join(dataDir, 'releases');
     mkdirSync(releasesDir, { recursive: true });
     const releaseStore: RunningServer = await serveReleaseStore({
       dir: releasesDir,

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { getDeployerToken, registerVersion, type RegisteredVersion } from './registry-client.ts';
 import { ReleaseError } from './release-error.ts';
@@ -130,29 +131,32 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
   if (!VERSION.test(version)) {
     throw new ReleaseError(`"${version}" is not a version like 1.2.3 (or 1.2.3-rc.1).`);
   }
-  const sourceDir = options.sourceDir ?? join(options.remote.dir, 'dist');
-  if (options.sourceDir === undefined && options.build !== false) {
-    log(`building ${atrium.remote} ${version}…`);
-    await buildRemote(options.remote.dir, version);
-  }
-
-  const upload = uploadRelease({
-    sourceDir,
-    storeDir: options.target.storeDir,
-    remote: atrium.remote,
-    version,
+  // Credentials first: a wrong secret or an unreachable Keycloak fails before anything is built or uploaded.
+  const token = await getDeployerToken({
+    issuer: options.target.issuer,
+    clientId: options.target.clientId,
+    clientSecret: options.target.clientSecret,
   });
+  const building = options.sourceDir === undefined && options.build !== false;
+  const sourceDir = building
+    ? mkdtempSync(join(tmpdir(), `atrium-release-${atrium.remote}-`))
+    : (options.sourceDir ?? join(options.remote.dir, 'dist'));
+  let upload: UploadOutcome;
+  try {
+    if (building) {
+      log(`building ${atrium.remote} ${version}…`);
+      await buildRemote(options.remote.dir, version, sourceDir);
+    }
+    upload = uploadRelease({ sourceDir, storeDir: options.target.storeDir, remote: atrium.remote, version });
+  } finally {
+    if (building) rmSync(sourceDir, { recursive: true, force: true });
+  }
   const target = releaseDir(options.target.storeDir, atrium.remote, version);
   log(
     upload === 'uploaded' ? `uploaded to ${target}` : `already in the release store (${target}), same files`,
   );
 
   const manifestUrl = `${options.target.storeUrl}/${atrium.remote}/${version}/mf-manifest.json`;
-  const token = await getDeployerToken({
-    issuer: options.target.issuer,
-    clientId: options.target.clientId,
-    clientSecret: options.target.clientSecret,
-  });
   const remoteEntry = join(target, 'remoteEntry.js');
   const registered = await registerVersion({
     apiUrl: options.target.apiUrl,
@@ -178,11 +182,11 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
   return { remote: atrium.remote, version, manifestUrl, upload, registered };
 }
 
-/** Runs the remote's production build, telling it which version it is. */
-export async function buildRemote(dir: string, version: string): Promise<void> {
+/** Runs the remote's production build into `outDir`, telling it which version it is. */
+export async function buildRemote(dir: string, version: string, outDir: string): Promise<void> {
   const child = spawn('npm', ['run', 'build'], {
     cwd: dir,
-    env: { ...process.env, ATRIUM_RELEASE_VERSION: version },
+    env: { ...process.env, ATRIUM_RELEASE_VERSION: version, ATRIUM_BUILD_DIR: outDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

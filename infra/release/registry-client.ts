@@ -115,6 +115,11 @@ export async function registerVersion(options: {
   const problem = (await response.json().catch(() => ({}))) as Problem;
   const said = problem.detail ?? problem.title ?? `HTTP ${response.status}`;
   const { version, manifestUrl } = options.registration;
+  if (response.status === 409 && problem.code === 'path_in_use') {
+    throw new ReleaseError(
+      `Another remote already uses the route ${options.registration.path}: choose another "route" in package.json (${said}).`,
+    );
+  }
   if (response.status === 409) {
     throw new VersionExistsError(
       `${options.remote} ${version} is already registered (${problem.code ?? 'version_exists'}). Versions are ` +

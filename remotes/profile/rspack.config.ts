@@ -22,7 +22,8 @@ export default defineConfig((_env, argv) => {
     entry: {},
     devtool: production ? false : 'cheap-module-source-map',
     output: {
-      path: new URL('./dist', import.meta.url).pathname,
+      // The release CLI builds each release into a folder of its own, leaving dist/ to development.
+      path: process.env.ATRIUM_BUILD_DIR ?? new URL('./dist', import.meta.url).pathname,
       // Resolved from remoteEntry.js's own URL, so one build serves from any versioned path
       // (e.g. http://localhost:4100/profile/1.0.0/).
       publicPath: 'auto',

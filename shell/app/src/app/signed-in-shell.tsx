@@ -25,7 +25,7 @@ import { getRemotes, RemotesListError } from '../remote-loading/remotes-list';
 
 const THEME_CACHE_KEY = 'atrium.theme';
 // Renew a little before expiry so a token never lapses between the check and the API's own check.
-const MIN_TOKEN_SECONDS = 30;
+const MIN_TOKEN_SECONDS = 15;
 
 type RemotesState =
   | { readonly status: 'loading' }

@@ -18,9 +18,10 @@ export function createUserManager(config: RuntimeConfig, origin = window.locatio
     // Tokens live only for this tab's session: they survive a reload but never reach localStorage.
     userStore: new WebStorageStateStore({ store: window.sessionStorage }),
     stateStore: new WebStorageStateStore({ store: window.sessionStorage }),
-    // Renews with the refresh token shortly before the access token expires.
+    // Renews with the refresh token shortly before the access token expires. Kept below any sensible
+    // token lifespan (Keycloak's default is 300 s): at or above it, renewal would start again at once.
     automaticSilentRenew: true,
-    accessTokenExpiringNotificationTimeInSeconds: 60,
+    accessTokenExpiringNotificationTimeInSeconds: 20,
     // The shell reads the profile from the ID token and the API; the userinfo round trip adds nothing.
     loadUserInfo: false,
   });

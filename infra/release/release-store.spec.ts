@@ -1,0 +1,64 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ReleaseError } from './release-error.ts';
+import { integrityOf, uploadRelease } from './release-store.ts';
+
+let work: string;
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'atrium-store-spec-'));
+});
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+function build(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(work, 'dist-'));
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), content);
+  }
+  return dir;
+}
+
+describe('uploadRelease', () => {
+  const storeDir = () => join(work, 'store');
+
+  it('copies the build under <remote>/<version>/ without type declarations', () => {
+    const sourceDir = build({ 'mf-manifest.json': '{}', 'remoteEntry.js': 'var p;', 'types/x.d.ts': '' });
+
+    expect(uploadRelease({ sourceDir, storeDir: storeDir(), remote: 'profile', version: '1.0.0' })).toBe(
+      'uploaded',
+    );
+    expect(readFileSync(join(storeDir(), 'profile/1.0.0/remoteEntry.js'), 'utf8')).toBe('var p;');
+    expect(() => readFileSync(join(storeDir(), 'profile/1.0.0/types/x.d.ts'))).toThrow();
+  });
+
+  it('accepts the same files again and refuses different files under an existing version', () => {
+    const first = build({ 'mf-manifest.json': '{}', 'remoteEntry.js': 'var p = 1;' });
+    const same = build({ 'mf-manifest.json': '{}', 'remoteEntry.js': 'var p = 1;' });
+    const changed = build({ 'mf-manifest.json': '{}', 'remoteEntry.js': 'var p = 2;' });
+    const target = { storeDir: storeDir(), remote: 'profile', version: '1.0.0' };
+
+    uploadRelease({ sourceDir: first, ...target });
+    expect(uploadRelease({ sourceDir: same, ...target })).toBe('already-present');
+    expect(() => uploadRelease({ sourceDir: changed, ...target })).toThrow(ReleaseError);
+    expect(() => uploadRelease({ sourceDir: changed, ...target })).toThrow(/immutable/);
+    expect(readFileSync(join(storeDir(), 'profile/1.0.0/remoteEntry.js'), 'utf8')).toBe('var p = 1;');
+  });
+
+  it('refuses a folder that is not a build', () => {
+    const sourceDir = build({ 'index.html': '' });
+    expect(() =>
+      uploadRelease({ sourceDir, storeDir: storeDir(), remote: 'profile', version: '1.0.0' }),
+    ).toThrow(/no mf-manifest.json/);
+  });
+});
+
+describe('integrityOf', () => {
+  it('gives the sha384 subresource-integrity value of a file', () => {
+    const file = join(work, 'remoteEntry.js');
+    writeFileSync(file, 'alert(1)');
+    // printf 'alert(1)' | openssl dgst -sha384 -binary | base64
+    expect(integrityOf(file)).toBe('sha384-HT2E9NfWiuQ/w1PRai+hTyqW16NIoCGA/m8VQDUopfAtcz6YQjtsMmQd5uRbVDpW');
+  });
+});
