@@ -1,6 +1,5 @@
 // @ts-check
 import js from '@eslint/js';
-import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -35,9 +34,16 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
       globals: { ...globals.node },
     },
-    plugins: { 'import-x': importX },
     rules: {
-      'import-x/no-default-export': 'error',
+      // Named exports only (STYLE.md §13).
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'Use a named export (STYLE.md §13).' },
+        {
+          selector: 'ExportSpecifier[exported.name="default"]',
+          message: 'Use a named export (STYLE.md §13).',
+        },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'off',
@@ -103,7 +109,7 @@ export default tseslint.config(
   {
     // Tools load these by default export.
     files: ['**/*.config.{ts,js,mjs}', '**/rspack.config.ts', 'eslint.config.js', 'e2e/global-setup.ts'],
-    rules: { 'import-x/no-default-export': 'off' },
+    rules: { 'no-restricted-syntax': 'off' },
   },
   {
     files: ['**/*.js', '**/*.mjs'],
