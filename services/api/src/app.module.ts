@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
 import type { AppConfig } from './config/app-config.js';
@@ -7,6 +8,8 @@ import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MeModule } from './me/me.module.js';
+import { RegistryModule } from './registry/registry.module.js';
+import { SchemaValidationPipe } from './common/validation/schema-validation.pipe.js';
 
 /** Root module; built from an already validated configuration so that tests can boot it with their own. */
 @Module({})
@@ -20,8 +23,13 @@ export class AppModule {
         AuthModule,
         HealthModule,
         MeModule,
+        RegistryModule,
+        AuditModule,
       ],
-      providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
+      providers: [
+        { provide: APP_FILTER, useClass: ProblemFilter },
+        { provide: APP_PIPE, useClass: SchemaValidationPipe },
+      ],
     };
   }
 }

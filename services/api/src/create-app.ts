@@ -1,33 +1,112 @@
-import { type LogLevel } from '@nestjs/common';
+import helmet from '@fastify/helmet';
+import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
+import { BEARER_SCHEME, problemComponent, toOpenApiSchema } from './common/openapi/api-docs.decorators.js';
+import { createRootLogger, PinoNestLogger, requestIdOf } from './common/logging/logger.js';
 import type { AppConfig } from './config/app-config.js';
 
-const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
-// Profile and preference bodies are tiny; a small limit turns abuse into a cheap 413.
+// Profile, preference and publish bodies are tiny; a small limit turns abuse into a cheap 413.
 const BODY_LIMIT_BYTES = 64 * 1024;
+// Requests in flight get this long to finish on shutdown before connections are cut.
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface CreateAppOptions {
+  /** Where log lines go (default stdout); tests pass a stream to read them. */
+  logDestination?: DestinationStream;
+  /** `false` silences Nest's own lines (tests); request logs still follow LOG_LEVEL. */
+  logger?: false | LoggerService;
+}
 
 /**
- * Builds the API application (not yet listening) from a validated configuration: Fastify, the `/api`
- * prefix, CORS for the configured origins only. `main.ts` and the tests both start it from here.
+ * Builds the API application (not yet listening) from a validated configuration: Fastify with pino JSON
+ * logs and request ids, security headers, CORS for the configured origins only, the `/api` prefix, the
+ * OpenAPI document at `/api/docs-json` and its browser at `/api/docs`. `main.ts`, the tests and the bench
+ * all start it from here.
  */
 export async function createApp(
   config: AppConfig,
-  options: { logger?: false | LogLevel[] } = {},
+  options: CreateAppOptions = {},
 ): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(config),
-    new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, logger: false }),
-    { logger: options.logger ?? LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1), abortOnError: false },
-  );
+  const rootLogger = createRootLogger(config.logLevel, options.logDestination);
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    loggerInstance: rootLogger,
+    genReqId: requestIdOf,
+    requestIdLogLabel: 'requestId',
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    logger: options.logger ?? new PinoNestLogger(rootLogger.child({ component: 'nest' })),
+    abortOnError: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id);
+    done();
+  });
+  await app.register(helmet, {
+    // Swagger UI's page needs inline styles and its own scripts; everything else is JSON.
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        frameAncestors: ["'none'"],
+      },
+    },
+    crossOriginResourcePolicy: { policy: 'same-site' },
+  });
   app.setGlobalPrefix('api');
   app.enableCors({
     origin: [...config.corsOrigins],
     methods: ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
     maxAge: 600,
   });
+  setUpOpenApi(app);
   app.enableShutdownHooks();
+  const close = app.close.bind(app);
+  // Fastify's close waits for requests in flight; the timer only bounds a request that never ends.
+  app.close = async () => {
+    const timer = setTimeout(() => fastify.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    timer.unref();
+    try {
+      await close();
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   return app;
+}
+
+function setUpOpenApi(app: NestFastifyApplication): void {
+  const base = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
+    .setTitle('Atrium API')
+    .setDescription(
+      'Profiles and the registry of remotes. Every route except /api/health/* needs a Keycloak access token ' +
+        '(Authorization: Bearer). Errors are RFC 9457 problem+json documents with a stable `code`, listed in docs/errors.md.',
+    )
+    .setVersion('1')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SCHEME)
+    .build();
+  const document = SwaggerModule.createDocument(app, base, {
+    standardSchemaConverter: (schema, { schemaType }) => toOpenApiSchema(schema, schemaType),
+    operationIdFactory: (_controller, method) => method,
+  });
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, Problem: problemComponent() },
+  };
+  SwaggerModule.setup('api/docs', app, document, {
+    jsonDocumentUrl: 'api/docs-json',
+    raw: ['json'],
+  });
 }

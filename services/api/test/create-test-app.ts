@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { LightMyRequestResponse } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { SigningKeySource } from '../src/auth/signing-key-source.js';
 import type { AppConfig } from '../src/config/app-config.js';
 import { loadConfig } from '../src/config/env.schema.js';
@@ -14,7 +15,7 @@ export interface TestApp {
   readonly config: AppConfig;
   /** Sends a request through Fastify's inject (no socket). */
   request(options: {
-    method?: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS';
+    method?: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'PATCH';
     url: string;
     token?: string;
     headers?: Record<string, string>;
@@ -34,7 +35,7 @@ export interface TestApp {
  */
 export async function createTestApp(
   env: Record<string, string>,
-  options: { migrate?: boolean } = {},
+  options: { migrate?: boolean; logDestination?: DestinationStream } = {},
 ): Promise<TestApp> {
   const scratch = env['DATABASE_URL'] ? undefined : mkdtempSync(join(tmpdir(), 'atrium-api-test-'));
   const config = loadConfig({
@@ -43,7 +44,10 @@ export async function createTestApp(
     ...env,
   });
   if (options.migrate ?? true) await migrateDatabase(config.database);
-  const app = await createApp(config, { logger: ['fatal'] });
+  const app = await createApp(config, {
+    logger: false,
+    ...(options.logDestination ? { logDestination: options.logDestination } : {}),
+  });
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   const keys = app.get(SigningKeySource);

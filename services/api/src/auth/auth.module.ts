@@ -3,12 +3,23 @@ import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 import { JwtStrategy } from './jwt.strategy.js';
+import { RolesGuard } from './roles.guard.js';
 import { SigningKeySource } from './signing-key-source.js';
 
-/** Access-token checking for the whole API (global guard); exports the key source for readiness. */
+/**
+ * Access-token checking for the whole API: two global guards, in this order (Nest runs global guards in
+ * registration order): authentication, then `@Roles()`. Exports the key source for readiness.
+ */
 @Module({
   imports: [PassportModule],
-  providers: [SigningKeySource, JwtStrategy, { provide: APP_GUARD, useClass: JwtAuthGuard }],
-  exports: [SigningKeySource],
+  providers: [
+    SigningKeySource,
+    JwtStrategy,
+    JwtAuthGuard,
+    RolesGuard,
+    { provide: APP_GUARD, useExisting: JwtAuthGuard },
+    { provide: APP_GUARD, useExisting: RolesGuard },
+  ],
+  exports: [SigningKeySource, JwtAuthGuard],
 })
 export class AuthModule {}

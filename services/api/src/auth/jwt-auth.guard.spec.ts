@@ -24,6 +24,13 @@ describe('access-token checking (global guard)', () => {
     await issuer?.close();
   });
 
+  const rawHeader = (extra: Record<string, unknown> = {}) => ({
+    alg: 'RS256',
+    typ: 'at+jwt',
+    kid: issuer.kid,
+    ...extra,
+  });
+
   const standardClaims = () => ({
     sub: 'user-123',
     iss: issuer.issuer,
@@ -51,11 +58,42 @@ describe('access-token checking (global guard)', () => {
     expect(response.json()).toMatchObject({ code: 'unauthenticated' });
   });
 
-  it('does not accept the token from the query string', async () => {
+  const expectInvalidRequest = (response: {
+    statusCode: number;
+    headers: Record<string, unknown>;
+    json: <T>() => T;
+  }) => {
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="atrium", error="invalid_request"/);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ status: 400, code: 'invalid_request' });
+  };
+
+  it('refuses a token in the query string with 400 invalid_request, even with a valid header', async () => {
     const token = await issuer.mint();
-    const response = await api.request({ url: `/api/me?access_token=${token}` });
-    expect(response.statusCode).toBe(401);
-    expect(response.json()).toMatchObject({ code: 'unauthenticated' });
+    expectInvalidRequest(await api.request({ url: `/api/me?access_token=${token}` }));
+    expectInvalidRequest(await api.request({ url: `/api/me?access_token=${token}`, token }));
+  });
+
+  it('refuses a token in the body with 400 invalid_request', async () => {
+    const token = await issuer.mint();
+    expectInvalidRequest(
+      await api.request({
+        method: 'PUT',
+        url: '/api/me/preferences',
+        body: { theme: 'dark', access_token: token },
+      }),
+    );
+  });
+
+  it.each([
+    ['Bearer with no token', 'Bearer'],
+    ['Bearer with an empty token', 'Bearer '],
+    ['two tokens', 'Bearer abc def'],
+    ['characters outside b64token', 'Bearer abc$def'],
+    ['two spaces', 'Bearer  abc'],
+  ])('refuses a malformed Authorization header (%s) with 400 invalid_request', async (_name, header) => {
+    expectInvalidRequest(await api.request({ url: '/api/me', headers: { authorization: header } }));
   });
 
   const refusals: Array<[string, () => Promise<string> | string]> = [
@@ -87,6 +125,43 @@ describe('access-token checking (global guard)', () => {
     ['a token without typ', () => issuer.mint({ header: { typ: '' } })],
     ['a token without sub', () => issuer.mint({ omitSub: true })],
     ['a string that is not a JWT', () => 'not-a-jwt'],
+    ['a refresh-token style JWT (typ Refresh)', () => issuer.mint({ header: { typ: 'Refresh' } })],
+    ['a logout token (typ logout+jwt)', () => issuer.mint({ header: { typ: 'logout+jwt' } })],
+    ['a token without exp', () => issuer.signRaw(rawHeader(), { ...standardClaims(), exp: undefined })],
+    [
+      'a token not valid yet (nbf beyond the leeway)',
+      () => issuer.mint({ claims: { nbf: Math.floor(Date.now() / 1000) + 120 } }),
+    ],
+    [
+      'a token expired beyond the leeway',
+      () => issuer.mint({ expiresIn: Math.floor(Date.now() / 1000) - 61 }),
+    ],
+    ['an issuer with a trailing slash', () => issuer.mint({ issuer: `${issuer.issuer}/` })],
+    ['an audience list without ours', () => issuer.mint({ audience: ['account', 'other'] })],
+    ['a validly signed RS384 token (not on OIDC_ALGORITHMS)', () => issuer.signRaw384()],
+    [
+      'a token with a crit header',
+      () => issuer.signRaw(rawHeader({ crit: ['exp'], exp: 1 }), standardClaims()),
+    ],
+    [
+      'a token naming its key by URL (jku)',
+      () => issuer.signRaw(rawHeader({ jku: 'http://127.0.0.1:1/jwks' }), standardClaims()),
+    ],
+    [
+      'a token naming its key by certificate URL (x5u)',
+      () => issuer.signRaw(rawHeader({ x5u: 'http://127.0.0.1:1/cert' }), standardClaims()),
+    ],
+    [
+      'a token embedding its key (jwk)',
+      () => issuer.signRaw(rawHeader({ jwk: { kty: 'RSA' } }), standardClaims()),
+    ],
+    [
+      'a token embedding a certificate chain (x5c)',
+      () => issuer.signRaw(rawHeader({ x5c: ['MIIB'] }), standardClaims()),
+    ],
+    ['a token without kid', () => issuer.signRaw({ alg: 'RS256', typ: 'at+jwt' }, standardClaims())],
+    ['a token with a huge kid', () => issuer.mint({ header: { kid: 'k'.repeat(10_000) } })],
+    ['a token whose payload is not an object', () => issuer.signRawPayload(rawHeader(), '"just a string"')],
   ];
 
   it.each(refusals)('refuses %s with 401 invalid_token', async (_name, makeToken) => {
@@ -97,6 +172,20 @@ describe('access-token checking (global guard)', () => {
     );
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.json()).toMatchObject({ status: 401, code: 'invalid_token' });
+  });
+
+  it('accepts a token expired within the leeway, and an audience list that contains ours', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(
+      (await api.request({ url: '/api/me', token: await issuer.mint({ expiresIn: now - 10 }) })).statusCode,
+    ).toBe(200);
+    const listed = await issuer.mint({ audience: ['account', issuer.audience] });
+    expect((await api.request({ url: '/api/me', token: listed })).statusCode).toBe(200);
+  });
+
+  it('accepts a typ of application/at+jwt (RFC 9068 allows the full media type)', async () => {
+    const token = await issuer.mint({ header: { typ: 'application/at+jwt' } });
+    expect((await api.request({ url: '/api/me', token })).statusCode).toBe(200);
   });
 
   it('never echoes the token in the refusal', async () => {

@@ -13,8 +13,18 @@ export interface AppConfig {
   /** Where the discovery document is fetched; differs from the issuer when the API reaches it by another name. */
   readonly oidcDiscoveryUrl: string;
   readonly oidcAudience: string;
+  /** Signature algorithms a token may use (`OIDC_ALGORITHMS`); never `none` or an HMAC. */
+  readonly oidcAlgorithms: readonly string[];
+  /** Leeway for `exp` and `nbf`, at most 60 s. */
+  readonly clockToleranceSeconds: number;
+  /** How often the JWKS is refreshed in the background. */
+  readonly jwksCacheSeconds: number;
+  /** Minimum time between JWKS refetches caused by tokens with an unknown `kid`. */
+  readonly jwksRefetchIntervalSeconds: number;
   readonly database: DatabaseTarget;
   readonly corsOrigins: readonly string[];
+  /** Origins a published remote's manifest URL may live on. */
+  readonly allowedRemoteOrigins: readonly string[];
   readonly logLevel: LogLevel;
   readonly migrateOnBoot: boolean;
 }

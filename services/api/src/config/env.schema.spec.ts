@@ -19,8 +19,13 @@ describe('loadConfig', () => {
       oidcIssuerUrl: 'http://localhost:8080/realms/atrium',
       oidcDiscoveryUrl: 'http://localhost:8080/realms/atrium/.well-known/openid-configuration',
       oidcAudience: 'atrium-api',
+      oidcAlgorithms: ['RS256'],
+      clockToleranceSeconds: 30,
+      jwksCacheSeconds: 600,
+      jwksRefetchIntervalSeconds: 30,
       database: { driver: 'sqlite', path: '/srv/atrium/.data/atrium.db' },
       corsOrigins: ['http://localhost:4000'],
+      allowedRemoteOrigins: ['http://localhost:4100'],
       logLevel: 'log',
       migrateOnBoot: false,
     });
@@ -42,6 +47,10 @@ describe('loadConfig', () => {
         CORS_ORIGINS: 'http://localhost:4000, https://atrium.example.test',
         LOG_LEVEL: 'debug',
         DB_MIGRATE_ON_BOOT: 'true',
+        OIDC_ALGORITHMS: 'RS256, ES256',
+        OIDC_CLOCK_TOLERANCE_SECONDS: '60',
+        OIDC_JWKS_REFETCH_INTERVAL_SECONDS: '5',
+        ALLOWED_REMOTE_ORIGINS: 'https://cdn.example.test',
       },
       '/srv/atrium',
     );
@@ -53,6 +62,10 @@ describe('loadConfig', () => {
       corsOrigins: ['http://localhost:4000', 'https://atrium.example.test'],
       logLevel: 'debug',
       migrateOnBoot: true,
+      oidcAlgorithms: ['RS256', 'ES256'],
+      clockToleranceSeconds: 60,
+      jwksRefetchIntervalSeconds: 5,
+      allowedRemoteOrigins: ['https://cdn.example.test'],
     });
   });
 
@@ -102,6 +115,11 @@ describe('loadConfig', () => {
     ['OIDC_ISSUER_URL', 'http://localhost:8080/realms/atrium/'],
     ['DATABASE_URL', 'postgres://127.0.0.1:5432'],
     ['DATABASE_URL', 'sqlite:'],
+    ['OIDC_ALGORITHMS', 'HS256'],
+    ['OIDC_ALGORITHMS', 'none'],
+    ['OIDC_CLOCK_TOLERANCE_SECONDS', '61'],
+    ['OIDC_JWKS_REFETCH_INTERVAL_SECONDS', '0'],
+    ['ALLOWED_REMOTE_ORIGINS', 'http://localhost:4100/remotes'],
   ])('refuses %s=%s', (variable, value) => {
     expect(problemsOf({ [variable]: value })).toEqual([expect.stringMatching(new RegExp(`^${variable}=`))]);
   });

@@ -3,6 +3,19 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import type { AppConfig, DatabaseTarget } from './app-config.js';
 
+/** Asymmetric JWS algorithms the API can verify; `none` and HMAC (shared secrets) are not on it by design. */
+export const SUPPORTED_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+] as const;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 
 /** What each variable expects, with a value that would work: printed when validation fails. */
@@ -21,6 +34,22 @@ const HINTS: Record<string, { expected: string; example: string }> = {
     expected: 'the audience (aud) access tokens must carry',
     example: 'OIDC_AUDIENCE=atrium-api',
   },
+  OIDC_ALGORITHMS: {
+    expected: `a comma-separated list of ${SUPPORTED_ALGORITHMS.join(', ')}`,
+    example: 'OIDC_ALGORITHMS=RS256',
+  },
+  OIDC_CLOCK_TOLERANCE_SECONDS: {
+    expected: 'an integer between 0 and 60 (leeway for exp and nbf)',
+    example: 'OIDC_CLOCK_TOLERANCE_SECONDS=30',
+  },
+  OIDC_JWKS_CACHE_SECONDS: {
+    expected: 'an integer between 10 and 86400 (how often the JWKS is refreshed)',
+    example: 'OIDC_JWKS_CACHE_SECONDS=600',
+  },
+  OIDC_JWKS_REFETCH_INTERVAL_SECONDS: {
+    expected: 'an integer between 1 and 3600 (minimum time between refetches for unknown key ids)',
+    example: 'OIDC_JWKS_REFETCH_INTERVAL_SECONDS=30',
+  },
   DATABASE_URL: {
     expected: 'postgres://user@host:port/db, postgresql://..., or sqlite:PATH',
     example: 'DATABASE_URL=postgres://postgres@127.0.0.1:5432/atrium',
@@ -28,6 +57,10 @@ const HINTS: Record<string, { expected: string; example: string }> = {
   CORS_ORIGINS: {
     expected: 'a comma-separated list of http(s) origins (scheme://host[:port], no path)',
     example: 'CORS_ORIGINS=http://localhost:4000',
+  },
+  ALLOWED_REMOTE_ORIGINS: {
+    expected: 'a comma-separated list of http(s) origins where remote manifests may live',
+    example: 'ALLOWED_REMOTE_ORIGINS=http://localhost:4100',
   },
   LOG_LEVEL: { expected: `one of ${LOG_LEVELS.join(', ')}`, example: 'LOG_LEVEL=log' },
   DB_MIGRATE_ON_BOOT: { expected: 'true or false', example: 'DB_MIGRATE_ON_BOOT=false' },
@@ -53,6 +86,27 @@ const originList = z.string().transform((value, ctx) => {
     }
   }
   return origins;
+});
+
+const algorithmList = z.string().transform((value, ctx) => {
+  const algorithms = [
+    ...new Set(
+      value
+        .split(',')
+        .map((algorithm) => algorithm.trim())
+        .filter((algorithm) => algorithm.length > 0),
+    ),
+  ];
+  const supported: readonly string[] = SUPPORTED_ALGORITHMS;
+  const unsupported = algorithms.filter((algorithm) => !supported.includes(algorithm));
+  if (algorithms.length === 0 || unsupported.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: unsupported.length ? `unsupported: ${unsupported.join(', ')}` : 'empty list',
+    });
+    return z.NEVER;
+  }
+  return algorithms;
 });
 
 const databaseUrl = z.string().transform((value, ctx): DatabaseTarget => {
@@ -86,8 +140,13 @@ export const envSchema = z.object({
     .default('http://localhost:8080/realms/atrium'),
   OIDC_DISCOVERY_URL: httpUrl.optional(),
   OIDC_AUDIENCE: z.string().min(1).default('atrium-api'),
+  OIDC_ALGORITHMS: algorithmList.default(['RS256']),
+  OIDC_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
+  OIDC_JWKS_CACHE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
+  OIDC_JWKS_REFETCH_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   DATABASE_URL: databaseUrl.prefault('sqlite:.data/atrium.db'),
   CORS_ORIGINS: originList.default(['http://localhost:4000']),
+  ALLOWED_REMOTE_ORIGINS: originList.default(['http://localhost:4100']),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('log'),
   DB_MIGRATE_ON_BOOT: booleanFlag.default(false),
 });
@@ -141,8 +200,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     oidcDiscoveryUrl:
       parsed.OIDC_DISCOVERY_URL ?? `${parsed.OIDC_ISSUER_URL}/.well-known/openid-configuration`,
     oidcAudience: parsed.OIDC_AUDIENCE,
+    oidcAlgorithms: parsed.OIDC_ALGORITHMS,
+    clockToleranceSeconds: parsed.OIDC_CLOCK_TOLERANCE_SECONDS,
+    jwksCacheSeconds: parsed.OIDC_JWKS_CACHE_SECONDS,
+    jwksRefetchIntervalSeconds: parsed.OIDC_JWKS_REFETCH_INTERVAL_SECONDS,
     database,
     corsOrigins: parsed.CORS_ORIGINS,
+    allowedRemoteOrigins: parsed.ALLOWED_REMOTE_ORIGINS,
     logLevel: parsed.LOG_LEVEL,
     migrateOnBoot: parsed.DB_MIGRATE_ON_BOOT,
   };

@@ -1,4 +1,7 @@
+import { AuditEvent } from '../audit/audit-event.entity.js';
 import { UserProfile } from '../me/user-profile.entity.js';
+import { RemoteVersion } from '../registry/remote-version.entity.js';
+import { Remote } from '../registry/remote.entity.js';
 
 /** Every entity the ORM knows; migrations are generated from this list. */
-export const ENTITIES = [UserProfile];
+export const ENTITIES = [UserProfile, Remote, RemoteVersion, AuditEvent];

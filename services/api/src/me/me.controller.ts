@@ -1,20 +1,32 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
+import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
 import { type MeDocument, MeService } from './me.service.js';
-import { parseBody, preferencesSchema } from './preferences.schema.js';
+import { meDocumentSchema, type Preferences, preferencesSchema } from './preferences.schema.js';
 
+@ApiTags('me')
 @Controller('me')
 export class MeController {
   constructor(private readonly me: MeService) {}
 
   @Get()
+  @ApiOperation({ summary: 'The caller: identity from the token, preferences from the database' })
+  @ApiAuthenticated('invalid_token')
+  @ApiDocument(200, meDocumentSchema, 'the caller')
   getMe(@CurrentUser() user: AuthenticatedUser): Promise<MeDocument> {
     return this.me.getMe(user);
   }
 
   @Put('preferences')
-  updatePreferences(@CurrentUser() user: AuthenticatedUser, @Body() body: unknown): Promise<MeDocument> {
-    return this.me.updatePreferences(user, parseBody(preferencesSchema, body));
+  @ApiOperation({ summary: "Replace the caller's preferences" })
+  @ApiAuthenticated('invalid_token', 'validation_failed')
+  @ApiDocument(200, meDocumentSchema, 'the caller with the new preferences')
+  updatePreferences(
+    @CurrentUser() user: AuthenticatedUser,
+    @Body({ schema: preferencesSchema }) body: Preferences,
+  ): Promise<MeDocument> {
+    return this.me.updatePreferences(user, body);
   }
 }

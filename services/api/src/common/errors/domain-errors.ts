@@ -20,6 +20,11 @@ export abstract class DomainError extends Error {
 
 const BEARER_REALM = 'Bearer realm="atrium"';
 
+// A quoted-string in a challenge may not contain quotes or backslashes (RFC 6750 §3).
+function quote(description: string): string {
+  return description.replace(/["\\]/g, "'");
+}
+
 /** No credentials were presented (RFC 6750 §3.1: no error code in the challenge). */
 export class UnauthenticatedError extends DomainError {
   readonly code = 'unauthenticated';
@@ -35,10 +40,71 @@ export class InvalidTokenError extends DomainError {
   override readonly headers: Readonly<Record<string, string>>;
   constructor(description: string) {
     super(`The access token was refused: ${description}.`);
-    const quoted = description.replace(/["\\]/g, "'");
     this.headers = {
-      'WWW-Authenticate': `${BEARER_REALM}, error="invalid_token", error_description="${quoted}"`,
+      'WWW-Authenticate': `${BEARER_REALM}, error="invalid_token", error_description="${quote(description)}"`,
     };
+  }
+}
+
+/**
+ * The request's credentials are malformed (RFC 6750 §3.1 invalid_request): a broken Authorization header,
+ * or a token sent somewhere other than the Authorization header.
+ */
+export class InvalidRequestError extends DomainError {
+  readonly code = 'invalid_request';
+  override readonly headers: Readonly<Record<string, string>>;
+  constructor(description: string) {
+    super(`The request's credentials are malformed: ${description}.`);
+    this.headers = {
+      'WWW-Authenticate': `${BEARER_REALM}, error="invalid_request", error_description="${quote(description)}"`,
+    };
+  }
+}
+
+/** A valid token whose holder lacks a role the route needs (RFC 6750 §3.1 insufficient_scope). */
+export class InsufficientScopeError extends DomainError {
+  readonly code = 'insufficient_scope';
+  override readonly headers: Readonly<Record<string, string>>;
+  override readonly extensions: Readonly<Record<string, unknown>>;
+  constructor(requiredRoles: readonly string[]) {
+    const description = `this needs the role ${requiredRoles.join(' and ')}`;
+    super(`The access token is valid but not sufficient: ${description}.`);
+    this.headers = {
+      'WWW-Authenticate': `${BEARER_REALM}, error="insufficient_scope", error_description="${quote(description)}"`,
+    };
+    this.extensions = { requiredRoles };
+  }
+}
+
+/** No remote is registered under this name. */
+export class RemoteNotFoundError extends DomainError {
+  readonly code = 'remote_not_found';
+  constructor(name: string) {
+    super(`No remote is registered as "${name}".`);
+  }
+}
+
+/** The remote exists but has no such version. */
+export class VersionNotFoundError extends DomainError {
+  readonly code = 'version_not_found';
+  constructor(name: string, version: string) {
+    super(`Remote "${name}" has no version ${version}.`);
+  }
+}
+
+/** Versions are immutable: publishing one that exists is refused rather than overwritten. */
+export class VersionExistsError extends DomainError {
+  readonly code = 'version_exists';
+  constructor(name: string, version: string) {
+    super(`Remote "${name}" already has version ${version}; versions are immutable, publish a new one.`);
+  }
+}
+
+/** Another remote already owns this route path. */
+export class PathInUseError extends DomainError {
+  readonly code = 'path_in_use';
+  constructor(path: string, owner: string) {
+    super(`The path ${path} belongs to remote "${owner}".`);
   }
 }
 

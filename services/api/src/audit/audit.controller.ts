@@ -1,0 +1,21 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Roles } from '../auth/roles.decorator.js';
+import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
+import { type AuditQuery, auditPageSchema, auditQuerySchema } from './audit.schemas.js';
+import { type AuditPage, AuditService } from './audit.service.js';
+
+@ApiTags('audit')
+@Controller('audit')
+export class AuditController {
+  constructor(private readonly audit: AuditService) {}
+
+  @Get()
+  @Roles('atrium-admin')
+  @ApiOperation({ summary: 'Audit events, newest first, paginated' })
+  @ApiAuthenticated('validation_failed', 'invalid_token', 'insufficient_scope')
+  @ApiDocument(200, auditPageSchema, 'one page of audit events')
+  list(@Query({ schema: auditQuerySchema }) query: AuditQuery): Promise<AuditPage> {
+    return this.audit.list(query.page, query.pageSize);
+  }
+}

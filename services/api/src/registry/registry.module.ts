@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module.js';
+import { RegistryController } from './registry.controller.js';
+import { RegistryService } from './registry.service.js';
+
+@Module({ imports: [AuditModule], controllers: [RegistryController], providers: [RegistryService] })
+export class RegistryModule {}

@@ -1,0 +1,145 @@
+import semver from 'semver';
+import { z } from 'zod';
+
+/** The rule for remote names: also the Module Federation container name, so short and plain. */
+export const REMOTE_NAME = /^[a-z][a-z0-9-]{1,39}$/;
+const KEBAB_PATH = /^(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)+$/;
+const ROLE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+// Subresource Integrity (W3C SRI): hash algorithm, dash, base64 digest.
+const SRI = /^sha(?:256|384|512)-[A-Za-z0-9+/]{43,86}={0,2}$/;
+// Routes the shell and the platform own; a remote claiming them would shadow sign-in or the API.
+const RESERVED_PATHS = ['/auth', '/api'];
+
+export const remoteNameSchema = z
+  .string()
+  .regex(REMOTE_NAME, 'must be 2-40 characters: a lowercase letter, then lowercase letters, digits or -');
+
+export const versionSchema = z
+  .string()
+  .max(64, 'must be at most 64 characters')
+  .refine((value) => semver.valid(value) === value, 'must be a semantic version such as 1.4.0');
+
+/**
+ * Body of `POST /api/remotes/{name}/versions`. The manifest origin allowlist is configuration, so the
+ * service checks it (see {@link manifestOriginProblem}); everything else is here.
+ */
+export const publishVersionSchema = z
+  .strictObject({
+    version: versionSchema,
+    manifestUrl: z
+      .string()
+      .max(2048, 'must be at most 2048 characters')
+      .superRefine((value, ctx) => {
+        let url: URL;
+        try {
+          url = new URL(value);
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL' });
+          return;
+        }
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+          ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL' });
+        } else if (url.username || url.password || url.hash) {
+          ctx.addIssue({ code: 'custom', message: 'must not carry credentials or a fragment' });
+        } else if (!url.pathname.endsWith('/mf-manifest.json')) {
+          ctx.addIssue({ code: 'custom', message: 'must point to an mf-manifest.json' });
+        }
+      })
+      .meta({ format: 'uri', description: "URL of this version's mf-manifest.json" }),
+    integrity: z
+      .string()
+      .regex(SRI, 'must be a Subresource Integrity hash such as sha384-<base64>')
+      .optional(),
+    title: z.string().trim().min(1, 'must not be empty').max(80, 'must be at most 80 characters'),
+    path: z
+      .string()
+      .max(100, 'must be at most 100 characters')
+      .regex(KEBAB_PATH, 'must be a lowercase kebab-case path starting with /, such as /time-off')
+      .refine(
+        (value) => !RESERVED_PATHS.some((reserved) => value === reserved || value.startsWith(`${reserved}/`)),
+        `must not be ${RESERVED_PATHS.join(' or ')} or below`,
+      ),
+    navOrder: z
+      .int('must be an integer')
+      .min(0, 'must be 0 or more')
+      .max(1000, 'must be 1000 or less')
+      .optional(),
+    requiredRoles: z
+      .array(z.string().regex(ROLE_NAME, 'must be a role name (letters, digits, _ . : -)'))
+      .max(20, 'must list at most 20 roles')
+      .transform((roles) => [...new Set(roles)])
+      .optional(),
+    activate: z.boolean('must be true or false').optional(),
+  })
+  .meta({ id: 'PublishVersion' });
+
+export type PublishVersion = z.output<typeof publishVersionSchema>;
+
+/** Why a (syntactically valid) manifest URL is refused by the origin allowlist, or undefined. */
+export function manifestOriginProblem(
+  manifestUrl: string,
+  allowedOrigins: readonly string[],
+): string | undefined {
+  const origin = new URL(manifestUrl).origin;
+  return allowedOrigins.includes(origin)
+    ? undefined
+    : `origin ${origin} is not allowed (allowed: ${allowedOrigins.join(', ')})`;
+}
+
+export const activateVersionSchema = z.strictObject({ version: versionSchema });
+
+export type ActivateVersion = z.output<typeof activateVersionSchema>;
+
+export const remoteNameParamSchema = remoteNameSchema;
+
+// Response documents: used for the OpenAPI description.
+const remoteDetailShape = {
+  name: z.string(),
+  title: z.string(),
+  path: z.string(),
+  navOrder: z.int(),
+  requiredRoles: z.array(z.string()),
+  activeVersion: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+};
+
+export const remoteDetailSchema = z.object(remoteDetailShape).meta({ id: 'RemoteDetail' });
+
+export const versionDocSchema = z
+  .object({
+    version: z.string(),
+    manifestUrl: z.string(),
+    integrity: z.string().nullable(),
+    publishedBy: z.string(),
+    publishedAt: z.iso.datetime(),
+    active: z.boolean(),
+  })
+  .meta({ id: 'VersionDoc' });
+
+export const remoteListSchema = z.object({
+  remotes: z.array(
+    z
+      .object({
+        name: z.string(),
+        title: z.string(),
+        path: z.string(),
+        navOrder: z.int(),
+        version: z.string(),
+        entry: z.string().describe("the active version's mf-manifest.json URL"),
+        integrity: z.string().nullable(),
+      })
+      .meta({ id: 'RemoteEntry' }),
+  ),
+});
+
+export const publishResultSchema = z.object({ remote: remoteDetailSchema, version: versionDocSchema });
+
+export const versionHistorySchema = z.object({
+  remote: remoteDetailSchema,
+  versions: z.array(versionDocSchema),
+});
+
+export const adminRemoteListSchema = z.object({
+  remotes: z.array(z.object({ ...remoteDetailShape, versions: z.array(versionDocSchema) })),
+});

@@ -1,0 +1,278 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager, LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { AuthenticatedUser } from '../auth/access-token.js';
+import { AuditService } from '../audit/audit.service.js';
+import {
+  PathInUseError,
+  RemoteNotFoundError,
+  ValidationFailedError,
+  VersionExistsError,
+  VersionNotFoundError,
+} from '../common/errors/domain-errors.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { type ActivateVersion, manifestOriginProblem, type PublishVersion } from './registry.schemas.js';
+import { RemoteVersion } from './remote-version.entity.js';
+import { Remote } from './remote.entity.js';
+
+/** A remote as administrators and publishers see it. */
+export interface RemoteDetail {
+  name: string;
+  title: string;
+  path: string;
+  navOrder: number;
+  requiredRoles: string[];
+  activeVersion: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One published version. */
+export interface VersionDoc {
+  version: string;
+  manifestUrl: string;
+  integrity: string | null;
+  publishedBy: string;
+  publishedAt: string;
+  active: boolean;
+}
+
+/** What the shell loads: the active version of a remote the caller may use. */
+export interface RemoteEntry {
+  name: string;
+  title: string;
+  path: string;
+  navOrder: number;
+  version: string;
+  entry: string;
+  integrity: string | null;
+}
+
+const DEFAULT_NAV_ORDER = 100;
+
+/**
+ * The registry of remotes. Every write is one transaction that also writes its audit event, and locks
+ * the remote's row first (PostgreSQL) so that concurrent publishes and activations of one remote queue
+ * up instead of leaving two active versions.
+ */
+@Injectable()
+export class RegistryService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly audit: AuditService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Active versions of the remotes whose required roles the caller all holds, in navigation order. */
+  async listForUser(user: AuthenticatedUser): Promise<RemoteEntry[]> {
+    const active = await this.em.find(RemoteVersion, { active: true }, { populate: ['remote'] });
+    return active
+      .filter((version) => version.remote.requiredRoles.every((role) => user.roles.includes(role)))
+      .sort((a, b) => a.remote.navOrder - b.remote.navOrder || compare(a.remote.name, b.remote.name))
+      .map((version) => ({
+        name: version.remote.name,
+        title: version.remote.title,
+        path: version.remote.path,
+        navOrder: version.remote.navOrder,
+        version: version.version,
+        entry: version.manifestUrl,
+        integrity: version.integrity ?? null,
+      }));
+  }
+
+  async publish(
+    user: AuthenticatedUser,
+    name: string,
+    input: PublishVersion,
+  ): Promise<{ remote: RemoteDetail; version: VersionDoc }> {
+    const originProblem = manifestOriginProblem(input.manifestUrl, this.config.allowedRemoteOrigins);
+    if (originProblem) throw new ValidationFailedError([{ field: 'manifestUrl', message: originProblem }]);
+    try {
+      return await this.publishOnce(user, name, input);
+    } catch (error) {
+      // Two first publishes of one new remote race to insert it; the loser retries and now sees it.
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      return this.publishOnce(user, name, input);
+    }
+  }
+
+  private publishOnce(
+    user: AuthenticatedUser,
+    name: string,
+    input: PublishVersion,
+  ): Promise<{ remote: RemoteDetail; version: VersionDoc }> {
+    return this.em.transactional(async (em) => {
+      const now = new Date();
+      let remote = await this.lockRemote(em, name);
+      const owner = await em.findOne(Remote, { path: input.path, name: { $ne: name } });
+      if (owner) throw new PathInUseError(input.path, owner.name);
+      const created = !remote;
+      if (remote) {
+        if (await em.count(RemoteVersion, { remote: name, version: input.version })) {
+          throw new VersionExistsError(name, input.version);
+        }
+        em.assign(remote, {
+          title: input.title,
+          path: input.path,
+          navOrder: input.navOrder ?? remote.navOrder,
+          requiredRoles: input.requiredRoles ?? remote.requiredRoles,
+          updatedAt: now,
+        });
+      } else {
+        remote = em.create(Remote, {
+          name,
+          title: input.title,
+          path: input.path,
+          navOrder: input.navOrder ?? DEFAULT_NAV_ORDER,
+          requiredRoles: input.requiredRoles ?? [],
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+      const previous = input.activate
+        ? await em.findOne(RemoteVersion, { remote: name, active: true })
+        : null;
+      if (previous) previous.active = false;
+      const version = em.create(RemoteVersion, {
+        remote,
+        version: input.version,
+        manifestUrl: input.manifestUrl,
+        integrity: input.integrity ?? null,
+        publishedBy: user.actor,
+        publishedAt: now,
+        active: input.activate ?? false,
+      });
+      this.audit.record(
+        em,
+        {
+          actor: user.actor,
+          action: 'remote.version.published',
+          target: `${name}@${input.version}`,
+          details: {
+            remote: name,
+            version: input.version,
+            manifestUrl: input.manifestUrl,
+            integrity: input.integrity ?? null,
+            remoteCreated: created,
+            title: input.title,
+            path: input.path,
+            navOrder: remote.navOrder,
+            requiredRoles: remote.requiredRoles,
+          },
+        },
+        now,
+      );
+      if (input.activate) {
+        this.audit.record(
+          em,
+          {
+            actor: user.actor,
+            action: 'remote.version.activated',
+            target: `${name}@${input.version}`,
+            details: { remote: name, version: input.version, previousVersion: previous?.version ?? null },
+          },
+          now,
+        );
+      }
+      await em.flush();
+      const activeVersion = input.activate ? input.version : await activeVersionOf(em, name);
+      return { remote: toDetail(remote, activeVersion), version: toVersionDoc(version) };
+    });
+  }
+
+  /** Makes `version` the one the shell loads; rollback is activating an older version. */
+  async activate(user: AuthenticatedUser, name: string, input: ActivateVersion): Promise<RemoteDetail> {
+    return this.em.transactional(async (em) => {
+      const remote = await this.lockRemote(em, name);
+      if (!remote) throw new RemoteNotFoundError(name);
+      const target = await em.findOne(RemoteVersion, { remote: name, version: input.version });
+      if (!target) throw new VersionNotFoundError(name, input.version);
+      if (!target.active) {
+        const previous = await em.findOne(RemoteVersion, { remote: name, active: true });
+        if (previous) previous.active = false;
+        target.active = true;
+        const now = new Date();
+        remote.updatedAt = now;
+        this.audit.record(
+          em,
+          {
+            actor: user.actor,
+            action: 'remote.version.activated',
+            target: `${name}@${input.version}`,
+            details: { remote: name, version: input.version, previousVersion: previous?.version ?? null },
+          },
+          now,
+        );
+        // Deactivate before activating: the flush order within one unit of work follows change order.
+        await em.flush();
+      }
+      return toDetail(remote, input.version);
+    });
+  }
+
+  async history(name: string): Promise<{ remote: RemoteDetail; versions: VersionDoc[] }> {
+    const remote = await this.em.findOne(Remote, { name });
+    if (!remote) throw new RemoteNotFoundError(name);
+    const versions = await this.em.find(
+      RemoteVersion,
+      { remote: name },
+      { orderBy: { publishedAt: 'desc', id: 'desc' } },
+    );
+    const active = versions.find((version) => version.active);
+    return { remote: toDetail(remote, active?.version ?? null), versions: versions.map(toVersionDoc) };
+  }
+
+  async listAll(): Promise<Array<RemoteDetail & { versions: VersionDoc[] }>> {
+    const remotes = await this.em.find(Remote, {}, { orderBy: { navOrder: 'asc', name: 'asc' } });
+    const versions = await this.em.find(RemoteVersion, {}, { orderBy: { publishedAt: 'desc', id: 'desc' } });
+    const byRemote = new Map<string, RemoteVersion[]>();
+    for (const version of versions) {
+      const list = byRemote.get(version.remote.name) ?? [];
+      list.push(version);
+      byRemote.set(version.remote.name, list);
+    }
+    return remotes.map((remote) => {
+      const own = byRemote.get(remote.name) ?? [];
+      const active = own.find((version) => version.active);
+      return { ...toDetail(remote, active?.version ?? null), versions: own.map(toVersionDoc) };
+    });
+  }
+
+  private lockRemote(em: EntityManager, name: string): Promise<Remote | null> {
+    // SQLite has no row locks (and no FOR UPDATE); its writers are serialised by the database lock.
+    return this.config.database.driver === 'postgresql'
+      ? em.findOne(Remote, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+      : em.findOne(Remote, { name });
+  }
+}
+
+async function activeVersionOf(em: EntityManager, name: string): Promise<string | null> {
+  return (await em.findOne(RemoteVersion, { remote: name, active: true }))?.version ?? null;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function toDetail(remote: Remote, activeVersion: string | null): RemoteDetail {
+  return {
+    name: remote.name,
+    title: remote.title,
+    path: remote.path,
+    navOrder: remote.navOrder,
+    requiredRoles: [...remote.requiredRoles],
+    activeVersion,
+    createdAt: remote.createdAt.toISOString(),
+    updatedAt: remote.updatedAt.toISOString(),
+  };
+}
+
+function toVersionDoc(version: RemoteVersion): VersionDoc {
+  return {
+    version: version.version,
+    manifestUrl: version.manifestUrl,
+    integrity: version.integrity ?? null,
+    publishedBy: version.publishedBy,
+    publishedAt: version.publishedAt.toISOString(),
+    active: version.active,
+  };
+}

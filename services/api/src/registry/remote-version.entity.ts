@@ -1,0 +1,21 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { Remote } from './remote.entity.js';
+
+/** One published, immutable build of a remote; at most one version of a remote is active. */
+export const RemoteVersion = defineEntity({
+  name: 'RemoteVersion',
+  tableName: 'remote_version',
+  uniques: [{ properties: ['remote', 'version'] }],
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    remote: () => p.manyToOne(Remote).fieldName('remote_name').deleteRule('cascade'),
+    version: p.string().length(64),
+    manifestUrl: p.string().length(2048),
+    integrity: p.string().length(200).nullable(),
+    publishedBy: p.string().length(255),
+    publishedAt: p.datetime(),
+    active: p.boolean().default(false),
+  },
+});
+
+export type RemoteVersion = InferEntity<typeof RemoteVersion>;
