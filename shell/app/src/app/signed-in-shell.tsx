@@ -83,6 +83,10 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   );
 
   useEffect(() => {
+    performance.mark('atrium:shell-ready');
+  }, []);
+
+  useEffect(() => {
     let current = true;
     // The theme is cosmetic: if the API is down the feature pages report it, the shell keeps its theme.
     api.get<MeDocument>('/api/me').then(

@@ -34,6 +34,11 @@ export function RemoteSlot({ remote, timeoutMs, load = loadFeature }: RemoteSlot
     };
   }, [remote, attempt, load, timeoutMs]);
 
+  useEffect(() => {
+    // Read by the browser journeys: time from the shell being ready to this remote being on screen.
+    if (state.status === 'ready') performance.mark(`atrium:remote-rendered:${remote.name}`);
+  }, [state.status, remote.name]);
+
   const retry = () => {
     setState({ status: 'loading' });
     setAttempt((value) => value + 1);

@@ -28,7 +28,7 @@ export async function getRemotes(api: ApiClient, remotesUrl: string): Promise<Re
   return parseRemotes(raw, remotesUrl);
 }
 
-const NAME = /^[a-z][a-z0-9_]*$/;
+const NAME = /^[a-z][a-z0-9_-]*$/;
 
 /**
  * Validates the registry's answer. A malformed item is left out (and logged) rather than failing the

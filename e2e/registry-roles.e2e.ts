@@ -1,0 +1,79 @@
+import { expect, test } from '@playwright/test';
+import { gzipSync } from 'node:zlib';
+import { openAs } from './support/keycloak.ts';
+
+const RELEASES = 'http://localhost:4100';
+
+test('alice sees Profile but not Admin, and no file of the admin remote is ever requested', async ({
+  page,
+}) => {
+  const requested: string[] = [];
+  page.on('request', (request) => requested.push(request.url()));
+
+  await openAs(page, '/', 'alice');
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav.getByRole('link', { name: 'Profile' })).toBeVisible();
+  await expect(nav.getByRole('link', { name: 'Admin' })).toHaveCount(0);
+  const features = page.getByRole('region', { name: 'Your features' });
+  await expect(features.getByRole('link', { name: 'Profile' })).toBeVisible();
+  await expect(features.getByRole('link', { name: 'Admin' })).toHaveCount(0);
+
+  await nav.getByRole('link', { name: 'Profile' }).click();
+  await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+
+  // Typing the admin route is no way in either: the shell does not know the remote at all.
+  await page.goto('/admin');
+  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+
+  expect(requested.filter((url) => url.startsWith(`${RELEASES}/profile/`)).length).toBeGreaterThan(0);
+  expect(requested.filter((url) => url.startsWith(`${RELEASES}/admin/`))).toEqual([]);
+});
+
+test('ada sees Profile and Admin and opens the registry console', async ({ page }) => {
+  await openAs(page, '/', 'ada');
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav.getByRole('link', { name: 'Profile' })).toBeVisible();
+  await nav.getByRole('link', { name: 'Admin' }).click();
+
+  await expect(page).toHaveURL('http://localhost:4000/admin');
+  await expect(page.getByRole('heading', { name: 'Registry console' })).toBeVisible();
+  await expect(page.getByTestId('remote-profile').getByTestId('active-version')).toHaveText(/\d+\.\d+\.\d+/);
+
+  // The console's own navigation goes through the sdk's Link: no reload, the shell's router moves.
+  await page.getByRole('link', { name: 'Audit log' }).click();
+  await expect(page).toHaveURL('http://localhost:4000/admin/audit');
+  await expect(page.getByText(/Page 1 of \d+/)).toBeVisible();
+});
+
+test('the shell loads at most 130 KB of JavaScript before the first remote, which renders soon after', async ({
+  page,
+}) => {
+  await openAs(page, '/', 'alice');
+  // A fresh navigation in the signed-in session: count what the shell loads before it asks for a remote.
+  const shellScripts: string[] = [];
+  let remoteRequested = false;
+  page.on('request', (request) => {
+    if (request.url().startsWith(RELEASES)) remoteRequested = true;
+    else if (!remoteRequested && request.resourceType() === 'script') shellScripts.push(request.url());
+  });
+  await page.goto('/profile');
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+
+  let gzipTotal = 0;
+  for (const url of shellScripts) {
+    const body = Buffer.from(await (await page.request.get(url)).body());
+    gzipTotal += gzipSync(body).length;
+  }
+  const timing = await page.evaluate(() => {
+    const ready = performance.getEntriesByName('atrium:shell-ready')[0];
+    const rendered = performance.getEntriesByName('atrium:remote-rendered:profile')[0];
+    return ready && rendered ? rendered.startTime - ready.startTime : null;
+  });
+  console.log(
+    `shell initial JS: ${(gzipTotal / 1024).toFixed(1)} KB gzip in ${shellScripts.length} files; ` +
+      `shell ready -> profile rendered: ${timing?.toFixed(0)} ms`,
+  );
+  expect(shellScripts.length).toBeGreaterThan(0);
+  expect(gzipTotal).toBeLessThanOrEqual(130 * 1024);
+  expect(timing).not.toBeNull();
+});

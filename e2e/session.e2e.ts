@@ -1,0 +1,64 @@
+import { expect, test, type Page } from '@playwright/test';
+import { openAs } from './support/keycloak.ts';
+
+interface StoredUser {
+  access_token: string;
+  expires_at: number;
+}
+
+async function storedUser(page: Page): Promise<StoredUser> {
+  return page.evaluate(() => {
+    const key = Object.keys(sessionStorage).find((name) => name.startsWith('oidc.user:'));
+    return JSON.parse(sessionStorage.getItem(key ?? '') ?? '{}') as StoredUser;
+  });
+}
+
+function lifespanSeconds(token: string): number {
+  const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as {
+    exp: number;
+    iat: number;
+  };
+  return claims.exp - claims.iat;
+}
+
+test('a short-lived access token renews silently while the person works, and sign-out signs out', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  const toKeycloak: string[] = [];
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame() && frame.url().includes('/realms/atrium/protocol/openid-connect/auth')) {
+      toKeycloak.push(frame.url());
+    }
+  });
+  await openAs(page, '/profile', 'alice');
+  await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  const first = await storedUser(page);
+  const lifespan = lifespanSeconds(first.access_token);
+  test.skip(
+    lifespan > 90,
+    `Access tokens live ${lifespan} s; start Keycloak with ATRIUM_ACCESS_TOKEN_LIFESPAN=60 (fresh data folder) to run this journey.`,
+  );
+  const navigationsAfterSignIn = toKeycloak.length;
+
+  // Work past the first token's expiry.
+  await page.waitForTimeout((lifespan + 5) * 1000);
+  const theme = page.getByRole('group', { name: 'Theme' });
+  await theme.getByLabel('Light').check();
+  await page.getByRole('button', { name: 'Save preferences' }).click();
+  await expect(page.getByRole('status').filter({ hasText: /preferences saved/i })).toBeVisible();
+
+  const renewed = await storedUser(page);
+  expect(renewed.access_token).not.toBe(first.access_token);
+  expect(renewed.expires_at).toBeGreaterThan(first.expires_at);
+  // Renewal used the refresh token in the background: the person was never sent back to Keycloak.
+  expect(toKeycloak).toHaveLength(navigationsAfterSignIn);
+  await expect(page).toHaveURL('http://localhost:4000/profile');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL((url) => url.origin === 'http://localhost:4000' && url.pathname === '/', {
+    waitUntil: 'commit',
+  });
+  await page.goto('/profile');
+  await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
+});

@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  publishRelease,
+  releaseTargetFromEnv,
+  repoRoot,
+  type PublishResult,
+} from '../../infra/release/publish-release.ts';
+
+/** The release CLI as a feature team runs it, from the remote's folder; resolves with its output. */
+export async function runReleaseCli(
+  remote: string,
+  args: string[],
+): Promise<{ code: number; output: string }> {
+  const child = spawn('node', ['../../infra/release/release.ts', ...args], {
+    cwd: join(repoRoot, 'remotes', remote),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code: code ?? 1, output };
+}
+
+/**
+ * How a hand-written test remote behaves: renders a line of text, throws while rendering, or never
+ * finishes loading its module.
+ */
+export type FixtureBehaviour = 'renders' | 'throws' | 'hangs';
+
+/**
+ * Writes a minimal Module Federation remote (manifest + global container, no bundler) that behaves as
+ * asked. Test-only: it lives in a temporary folder and is published like any release.
+ */
+export function writeFixtureRemote(name: string, behaviour: FixtureBehaviour, text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `atrium-fixture-${name}-`));
+  mkdirSync(dir, { recursive: true });
+  const manifest = {
+    id: name,
+    name,
+    metaData: {
+      name,
+      type: 'app',
+      buildInfo: { buildVersion: '1.0.0', buildName: name },
+      remoteEntry: { name: 'remoteEntry.js', path: '', type: 'global' },
+      types: { path: '', name: '', zip: '', api: '' },
+      globalName: name,
+      pluginVersion: '2.9.2',
+      publicPath: 'auto',
+    },
+    shared: [],
+    remotes: [],
+    exposes: [
+      {
+        id: `${name}:Feature`,
+        name: 'Feature',
+        assets: { js: { sync: [], async: [] }, css: { sync: [], async: [] } },
+        path: './Feature',
+      },
+    ],
+  };
+  const feature =
+    behaviour === 'throws'
+      ? `function Feature() { throw new Error(${JSON.stringify(text)}); }`
+      : `function Feature() { return ${JSON.stringify(text)}; }`;
+  const get =
+    behaviour === 'hangs'
+      ? 'function () { return new Promise(function () {}); }'
+      : `function () { ${feature} return Promise.resolve(function () { return { Feature: Feature }; }); }`;
+  writeFileSync(join(dir, 'mf-manifest.json'), JSON.stringify(manifest, null, 2));
+  writeFileSync(
+    join(dir, 'remoteEntry.js'),
+    `var ${name} = { init: function () { return Promise.resolve(); }, get: ${get} };\n`,
+  );
+  return dir;
+}
+
+/** Publishes and activates a fixture remote (admins only, so other journeys never see it). */
+export function publishFixture(name: string, dir: string, route: string): Promise<PublishResult> {
+  return publishRelease({
+    remote: {
+      dir,
+      version: '1.0.0',
+      atrium: {
+        remote: name,
+        title: name[0]!.toUpperCase() + name.slice(1),
+        route,
+        navOrder: 50,
+        requiredRoles: ['atrium-admin'],
+      },
+    },
+    target: releaseTargetFromEnv(),
+    sourceDir: dir,
+    activate: true,
+    log: () => undefined,
+  });
+}
+
+/** The release store folder the stack and the CLI share. */
+export function releaseStoreDir(): string {
+  return releaseTargetFromEnv().storeDir;
+}
