@@ -3,6 +3,7 @@ import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
 import { BEARER_SCHEME, problemComponent, toOpenApiSchema } from './common/openapi/api-docs.decorators.js';
@@ -36,7 +37,7 @@ export async function createApp(
     bodyLimit: BODY_LIMIT_BYTES,
     loggerInstance: rootLogger,
     genReqId: requestIdOf,
-    requestIdLogLabel: 'requestId',
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });

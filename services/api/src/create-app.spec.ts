@@ -1,0 +1,113 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../test/create-test-app.js';
+import { type LocalIssuer, startLocalIssuer } from '../test/local-issuer.js';
+
+describe('operations: OpenAPI, logs, request ids, security headers', () => {
+  let issuer: LocalIssuer;
+  let api: TestApp;
+  const lines: Array<Record<string, unknown>> = [];
+
+  beforeAll(async () => {
+    issuer = await startLocalIssuer();
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+          lines.push(JSON.parse(line) as Record<string, unknown>);
+        }
+        callback();
+      },
+    });
+    api = await createTestApp(
+      { OIDC_ISSUER_URL: issuer.issuer, LOG_LEVEL: 'log' },
+      { logDestination: destination },
+    );
+    await api.waitForIssuer();
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await issuer?.close();
+  });
+
+  it('serves an OpenAPI 3.1 document describing every route with the bearer scheme', async () => {
+    const response = await api.request({ url: '/api/docs-json' });
+    expect(response.statusCode).toBe(200);
+    const document = response.json<{
+      openapi: string;
+      paths: Record<
+        string,
+        Record<string, { security?: unknown; requestBody?: unknown; responses: Record<string, unknown> }>
+      >;
+      components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
+    }>();
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.components.securitySchemes['bearer']).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(Object.keys(document.paths).sort()).toEqual(
+      [
+        '/api/admin/remotes',
+        '/api/audit',
+        '/api/health/live',
+        '/api/health/ready',
+        '/api/me',
+        '/api/me/preferences',
+        '/api/remotes',
+        '/api/remotes/{name}/active',
+        '/api/remotes/{name}/versions',
+      ].sort(),
+    );
+    const publish = document.paths['/api/remotes/{name}/versions']?.['post'];
+    expect(publish?.security).toEqual([{ bearer: [] }]);
+    expect(JSON.stringify(publish?.requestBody)).toContain('#/components/schemas/PublishVersion');
+    expect(JSON.stringify(document.components.schemas['PublishVersion'])).toContain('manifestUrl');
+    expect(Object.keys(publish?.responses ?? {})).toEqual(
+      expect.arrayContaining(['201', '400', '401', '403', '409']),
+    );
+    expect(document.components.schemas['Problem']).toBeDefined();
+    const audit = document.paths['/api/audit']?.['get'] as {
+      parameters?: Array<{ name: string; in: string }>;
+    };
+    expect(audit.parameters?.map((parameter) => `${parameter.in}:${parameter.name}`)).toEqual(
+      expect.arrayContaining(['query:page', 'query:pageSize']),
+    );
+  });
+
+  it('serves the browsable documentation at /api/docs', async () => {
+    const response = await api.request({ url: '/api/docs' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/text\/html/);
+    expect(response.body).toContain('swagger');
+  });
+
+  it('sends security headers', async () => {
+    const response = await api.request({ url: '/api/health/live' });
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['strict-transport-security']).toBeDefined();
+    expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(response.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('returns the client X-Request-Id, or a fresh one, and logs it', async () => {
+    const echoed = await api.request({
+      url: '/api/health/live',
+      headers: { 'x-request-id': 'trace-abc.123' },
+    });
+    expect(echoed.headers['x-request-id']).toBe('trace-abc.123');
+    const fresh = await api.request({
+      url: '/api/health/live',
+      headers: { 'x-request-id': 'bad id\nwith newline' },
+    });
+    expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lines.some((line) => line['requestId'] === 'trace-abc.123')).toBe(true);
+  });
+
+  it('writes JSON log lines that never contain the token', async () => {
+    const token = await issuer.mint();
+    await api.request({ url: '/api/me', token });
+    await api.request({ url: `/api/me?access_token=${token}` });
+    const text = JSON.stringify(lines);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(text).not.toContain(token.split('.')[2]);
+    expect(text).toContain('[redacted]');
+  });
+});
