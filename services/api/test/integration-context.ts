@@ -38,9 +38,38 @@ export async function adminQuery(adminUrl: string, ...statements: string[]): Pro
   }
 }
 
+/** Runs one `SELECT ... AS n` and returns n (e.g. counting rows a test wrote). */
+export async function countRows(url: string, statement: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query<{ n: number }>(statement);
+    return result.rows[0]?.n ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
 /** The URL of another database on the same server as `adminUrl`. */
 export function databaseUrlFor(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/**
+ * A real user's access token from Keycloak (Authorization Code + PKCE through the login form), using the
+ * infra helper. Imported by path at run time: infra is not a package, and its file is outside this
+ * project's TypeScript root.
+ */
+export async function signIn(issuer: string, username: string, password: string): Promise<string> {
+  const helper = new URL('../../../infra/keycloak/password-sign-in.ts', import.meta.url).href;
+  const { signInWithPassword } = (await import(/* @vite-ignore */ helper)) as {
+    signInWithPassword: (options: {
+      issuer: string;
+      username: string;
+      password: string;
+    }) => Promise<{ access_token: string }>;
+  };
+  return (await signInWithPassword({ issuer, username, password })).access_token;
 }

@@ -34,6 +34,17 @@ describe('when PostgreSQL goes away', () => {
     for (const request of [
       { url: '/api/me' },
       { method: 'PUT' as const, url: '/api/me/preferences', body: { theme: 'light' } },
+      { url: '/api/remotes' },
+      {
+        method: 'POST' as const,
+        url: '/api/remotes/outage/versions',
+        body: {
+          version: '1.0.0',
+          manifestUrl: 'http://localhost:4100/outage/1.0.0/mf-manifest.json',
+          title: 'Outage',
+          path: '/outage',
+        },
+      },
     ]) {
       const response = await api.request({ ...request, token });
       expect(response.statusCode).toBe(503);
@@ -51,6 +62,8 @@ describe('when PostgreSQL goes away', () => {
 
     const back = await api.request({ url: '/api/me', token });
     expect(back.statusCode).toBe(200);
+    // Nothing was half-written during the outage, and writes work again.
+    expect((await api.request({ url: '/api/remotes', token })).json()).toEqual({ remotes: [] });
     expect((await api.request({ url: '/api/health/ready' })).statusCode).toBe(200);
   });
 });
