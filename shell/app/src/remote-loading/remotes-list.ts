@@ -12,7 +12,7 @@ export class RemotesListError extends Error {
 export async function getRemotes(api: ApiClient, remotesUrl: string): Promise<RemoteDescriptor[]> {
   let raw: unknown;
   try {
-    raw = await api.get<unknown>(remotesUrl, { headers: { 'Cache-Control': 'no-cache' } });
+    raw = await api.get<unknown>(remotesUrl);
   } catch (error) {
     if (error instanceof ApiNetworkError) {
       throw new RemotesListError(`Could not reach the feature registry at ${remotesUrl}.`, { cause: error });
