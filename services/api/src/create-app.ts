@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet';
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -50,7 +49,9 @@ export async function createApp(
     void reply.header('x-request-id', request.id);
     done();
   });
-  await app.register(helmet, {
+  // Nest's own security headers: helmet's headers and option names, resolved once at start-up and set by a
+  // synchronous hook. @fastify/helmet rebuilt its middleware (re-parsing the CSP) on every request.
+  app.useSecurityHeaders({
     // Swagger UI's page needs inline styles and its own scripts; everything else is JSON.
     contentSecurityPolicy: {
       directives: {
