@@ -5,8 +5,10 @@ import { DatabaseHealth } from './database-health.js';
 import { ormOptions } from './orm-options.js';
 
 /**
- * MikroORM through @mikro-orm/nestjs (works with v7 and Nest 12): its middleware opens a RequestContext
- * per request, so the injected EntityManager is a fresh fork for every request.
+ * MikroORM through @mikro-orm/nestjs (works with v7 and Nest 12). Its request-context middleware is not
+ * applied to every route: each module whose routes use the database applies it to its own controllers
+ * (`MikroOrmMiddleware`), so the injected EntityManager is a fresh fork per request there, and routes
+ * that never touch the database (liveness, docs) skip the fork and its AsyncLocalStorage scope.
  */
 @Module({})
 export class DatabaseModule {
@@ -14,7 +16,7 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       global: true,
-      imports: [MikroOrmModule.forRoot({ ...ormOptions(database), registerRequestContext: true })],
+      imports: [MikroOrmModule.forRoot({ ...ormOptions(database), registerRequestContext: false })],
       providers: [DatabaseHealth],
       exports: [DatabaseHealth],
     };
