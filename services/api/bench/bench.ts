@@ -1,10 +1,11 @@
-// `npm run bench --workspace services/api`: a benchmark, not a test. See docs/adr/0005-api-benchmark.md.
+// `npm run bench --workspace services/api`: a benchmark, not a test. See docs/adr/0006-api-benchmark.md.
 //
 // Starts, against a locally minted issuer, (a) the API with authentication, (b) the same API with token
 // checking replaced by a fixed caller, and (d) bare Fastify; (c) is the API's public JSON route. Servers
 // run pinned to core 0, the load generator (autocannon) to core 1. After a warm-up, ROUNDS interleaved
 // rounds measure each target for DURATION seconds; the medians give auth_ratio = a/b and
-// framework_ratio = c/d. Any non-2xx response or error fails the run.
+// framework_ratio = c/d. Any non-2xx response or error fails the run, and so does a difference between the
+// answers of (c) and (d) other than per-response values (date, request id).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +84,22 @@ function load(target: Target, seconds: number): number {
   return result.requests.average;
 }
 
+// Values that differ between any two responses; their names must still match.
+const PER_RESPONSE = new Set(['date', 'x-request-id']);
+
+/** (c) and (d) must be the same route: same status, body and headers. */
+async function assertSameAnswer(left: string, right: string): Promise<void> {
+  const describe = async (url: string) => {
+    const response = await fetch(url);
+    const headers = [...response.headers]
+      .map(([name, value]) => `${name}: ${PER_RESPONSE.has(name) ? '*' : value}`)
+      .sort();
+    return [`${response.status}`, ...headers, await response.text()].join('\n');
+  };
+  const [a, b] = await Promise.all([describe(left), describe(right)]);
+  if (a !== b) throw new Error(`(c) and (d) answer differently:\n--- c\n${a}\n--- d\n${b}`);
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((x, y) => x - y);
   const middle = Math.floor(sorted.length / 2);
@@ -100,6 +117,10 @@ try {
   ]);
   await waitUntil(`http://127.0.0.1:${ports.api}/api/me`, { authorization: `Bearer ${token}` });
   await waitUntil(`http://127.0.0.1:${ports.noAuth}/api/me`);
+  await assertSameAnswer(
+    `http://127.0.0.1:${ports.api}/api/health/live`,
+    `http://127.0.0.1:${ports.bare}/api/health/live`,
+  );
   const targets: Target[] = [
     {
       label: 'a: GET /api/me, authenticated',
