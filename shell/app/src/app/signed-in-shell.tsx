@@ -71,11 +71,13 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
 
   const signOut = useCallback(async () => {
     const idToken = (await userManager.getUser())?.id_token;
-    await userManager.signoutRedirect({
+    // Through react-oidc-context, not the UserManager: it marks the sign-out as the active navigation, so
+    // the auth gate does not race it with a new sign-in once the local user is removed.
+    await auth.signoutRedirect({
       ...(idToken !== undefined ? { id_token_hint: idToken } : {}),
       post_logout_redirect_uri: `${window.location.origin}${config.oidc.postLogoutPath}`,
     });
-  }, [userManager, config.oidc.postLogoutPath]);
+  }, [userManager, auth, config.oidc.postLogoutPath]);
 
   const api = useMemo(
     () => createApiClient({ baseUrl: config.apiBaseUrl, getAccessToken, renewAccessToken }),
