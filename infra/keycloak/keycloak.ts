@@ -129,8 +129,9 @@ export async function ensureKeycloak(options: EnsureKeycloakOptions = {}): Promi
     stdio: ['ignore', out, out],
     env: {
       // Development defaults, used only when the master realm is first created; the caller's environment wins.
-      KC_BOOTSTRAP_ADMIN_USERNAME: 'admin',
-      KC_BOOTSTRAP_ADMIN_PASSWORD: 'admin',
+      // KEYCLOAK_ADMIN_* are the names .env.example and docker compose use.
+      KC_BOOTSTRAP_ADMIN_USERNAME: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
+      KC_BOOTSTRAP_ADMIN_PASSWORD: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
       ...process.env,
       JAVA: java.executable,
       ...options.env,
@@ -390,14 +391,14 @@ async function main(): Promise<void> {
     process.stderr.write(`\n${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   }
-  const admin = process.env.KC_BOOTSTRAP_ADMIN_USERNAME ?? 'admin';
+  const admin = process.env.KC_BOOTSTRAP_ADMIN_USERNAME ?? process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin';
   process.stdout.write(
     [
       '',
       `Keycloak ${KEYCLOAK_VERSION}${handle.reused ? ' (already running, reused)' : ''}`,
       `  issuer         ${handle.issuer}`,
       `  discovery      ${handle.issuer}/.well-known/openid-configuration`,
-      `  admin console  ${handle.url}/admin  (${admin} / ${process.env.KC_BOOTSTRAP_ADMIN_PASSWORD ?? 'admin'}, set on first start)`,
+      `  admin console  ${handle.url}/admin  (${admin} / ${process.env.KC_BOOTSTRAP_ADMIN_PASSWORD ?? process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin'}, set on first start)`,
       '  demo users     alice / alice (atrium-user), ada / ada (atrium-user, atrium-admin)',
       '  deployer       client atrium-deployer, secret from ATRIUM_DEPLOYER_SECRET (dev default atrium-deployer-dev-secret)',
       handle.reused ? '' : `  pid ${handle.pid}; Ctrl-C stops it.`,

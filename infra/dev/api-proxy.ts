@@ -1,0 +1,71 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startProcess, waitForHttp, type ManagedProcess } from './processes.ts';
+
+/**
+ * A round-robin reverse proxy (nginx) in front of several API processes: what an ingress does in a cluster.
+ * Browser tests run through it to prove the API keeps no state between requests.
+ * Every response names the process that served it in `X-Atrium-Upstream`.
+ */
+export async function startApiProxy(options: {
+  port: number;
+  upstreamPorts: number[];
+  workDir: string;
+}): Promise<ManagedProcess> {
+  const nginx = findNginx();
+  mkdirSync(join(options.workDir, 'logs'), { recursive: true });
+  const config = `
+worker_processes 1;
+daemon off;
+pid ${join(options.workDir, 'nginx.pid')};
+error_log ${join(options.workDir, 'logs/error.log')} warn;
+events { worker_connections 256; }
+http {
+  access_log ${join(options.workDir, 'logs/access.log')};
+  client_body_temp_path ${join(options.workDir, 'client_body')};
+  proxy_temp_path ${join(options.workDir, 'proxy')};
+  fastcgi_temp_path ${join(options.workDir, 'fastcgi')};
+  uwsgi_temp_path ${join(options.workDir, 'uwsgi')};
+  scgi_temp_path ${join(options.workDir, 'scgi')};
+  upstream atrium_api {
+${options.upstreamPorts.map((port) => `    server 127.0.0.1:${port} max_fails=0;`).join('\n')}
+  }
+  server {
+    listen 127.0.0.1:${options.port};
+    location / {
+      proxy_pass http://atrium_api;
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      add_header X-Atrium-Upstream $upstream_addr always;
+      add_header Access-Control-Expose-Headers X-Atrium-Upstream always;
+    }
+  }
+}
+`;
+  const configFile = join(options.workDir, 'nginx.conf');
+  writeFileSync(configFile, config);
+  const proxy = startProcess({
+    name: 'api-proxy',
+    command: nginx,
+    args: ['-c', configFile, '-p', options.workDir],
+    cwd: options.workDir,
+    logFile: join(options.workDir, 'logs/nginx.out'),
+  });
+  await waitForHttp(`http://127.0.0.1:${options.port}/api/health/live`, {
+    timeoutMs: 15_000,
+    isAlive: () => proxy.child.exitCode === null,
+    hint: `See ${join(options.workDir, 'logs/error.log')}.`,
+  });
+  return proxy;
+}
+
+function findNginx(): string {
+  for (const candidate of ['/usr/sbin/nginx', '/usr/bin/nginx']) if (existsSync(candidate)) return candidate;
+  const found = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' }).stdout.trim();
+  if (found) return found;
+  throw new Error(
+    'The browser tests put two API processes behind nginx and need it installed ' +
+      '(Debian/Ubuntu: `sudo apt-get install nginx-light`).',
+  );
+}
