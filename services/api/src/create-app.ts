@@ -39,6 +39,9 @@ export async function createApp(
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // No Nest middleware (the MikroORM request context is an interceptor): without @fastify/middie, no
+    // request pays for its path matching. Nest middleware added later needs this switched back off.
+    skipMiddie: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: options.logger ?? new PinoNestLogger(rootLogger.child({ component: 'nest' })),

@@ -1,12 +1,14 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Query, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../auth/roles.decorator.js';
 import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
 import { type AuditQuery, auditPageSchema, auditQuerySchema } from './audit.schemas.js';
 import { type AuditPage, AuditService } from './audit.service.js';
+import { RequestContextInterceptor } from '../database/request-context.interceptor.js';
 
 @ApiTags('audit')
 @Controller('audit')
+@UseInterceptors(RequestContextInterceptor)
 export class AuditController {
   constructor(private readonly audit: AuditService) {}
 

@@ -5,10 +5,10 @@ import { DatabaseHealth } from './database-health.js';
 import { ormOptions } from './orm-options.js';
 
 /**
- * MikroORM through @mikro-orm/nestjs (works with v7 and Nest 12). Its request-context middleware is not
- * applied to every route: each module whose routes use the database applies it to its own controllers
- * (`MikroOrmMiddleware`), so the injected EntityManager is a fresh fork per request there, and routes
- * that never touch the database (liveness, docs) skip the fork and its AsyncLocalStorage scope.
+ * MikroORM through @mikro-orm/nestjs (works with v7 and Nest 12). Its request-context middleware is off:
+ * the controllers that use the database open the context with `RequestContextInterceptor`, so the
+ * injected EntityManager is a fresh fork per request there, and routes that never touch it (liveness,
+ * docs) skip the fork, its AsyncLocalStorage scope and Nest's middleware layer.
  */
 @Module({})
 export class DatabaseModule {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Put, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
@@ -17,6 +17,7 @@ import {
   versionHistorySchema,
 } from './registry.schemas.js';
 import { type RemoteDetail, type RemoteEntry, RegistryService, type VersionDoc } from './registry.service.js';
+import { RequestContextInterceptor } from '../database/request-context.interceptor.js';
 
 /** Role that may publish versions (the deployment pipeline's service account). */
 export const PUBLISHER_ROLE = 'remote-publisher';
@@ -27,6 +28,7 @@ const nameParam = { schema: remoteNameParamSchema };
 
 @ApiTags('registry')
 @Controller()
+@UseInterceptors(RequestContextInterceptor)
 export class RegistryController {
   constructor(private readonly registry: RegistryService) {}
 
