@@ -8,14 +8,24 @@ import { createTemporaryDatabase } from '../infra/testing/postgres.ts';
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const database = await createTemporaryDatabase('atrium_e2e');
   const keycloakDataDir = mkdtempSync(join(tmpdir(), 'atrium-e2e-keycloak-'));
+  // The release CLI the journeys call reads the same variable, so it publishes into this run's store.
+  const releasesDir = mkdtempSync(join(tmpdir(), 'atrium-e2e-releases-'));
+  process.env.ATRIUM_RELEASE_STORE_DIR = releasesDir;
+  // Short-lived access tokens make the session journey watch renewals (applies to a freshly started Keycloak;
+  // `npm test` starts it with the same value).
+  process.env.ATRIUM_ACCESS_TOKEN_LIFESPAN ??= '60';
   const stack = await startStack({
     databaseUrl: database.url,
     keycloakDataDir,
+    releasesDir,
+    // Two API processes behind a round-robin proxy: every journey proves the API keeps no state.
+    apiReplicas: 2,
     log: (line) => console.log(`[e2e stack] ${line}`),
   });
   return async () => {
     await stack.stop();
     await database.drop();
     rmSync(keycloakDataDir, { recursive: true, force: true });
+    rmSync(releasesDir, { recursive: true, force: true });
   };
 }

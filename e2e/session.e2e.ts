@@ -35,10 +35,11 @@ test('a short-lived access token renews silently while the person works, and sig
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
   const first = await storedUser(page);
   const lifespan = lifespanSeconds(first.access_token);
-  test.skip(
-    lifespan > 90,
-    `Access tokens live ${lifespan} s; start Keycloak with ATRIUM_ACCESS_TOKEN_LIFESPAN=60 (fresh data folder) to run this journey.`,
-  );
+  // `npm test` starts Keycloak with 60 s tokens; a reused Keycloak with longer ones cannot show a renewal.
+  expect(
+    lifespan,
+    `Access tokens live ${lifespan} s: run Keycloak with ATRIUM_ACCESS_TOKEN_LIFESPAN=60 and a fresh data folder (npm test does).`,
+  ).toBeLessThanOrEqual(90);
   const navigationsAfterSignIn = toKeycloak.length;
 
   // Work past the first token's expiry.

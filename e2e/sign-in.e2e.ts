@@ -10,6 +10,13 @@ async function signInAtKeycloak(page: Page, username: string, password: string):
 test('alice signs in once, sees her profile from the API, keeps her theme across a reload and signs out', async ({
   page,
 }) => {
+  // The stack runs two API processes behind a round-robin proxy; note which one served each API call.
+  const upstreams = new Set<string>();
+  page.on('response', (response) => {
+    const upstream = response.headers()['x-atrium-upstream'];
+    if (upstream && new URL(response.url()).pathname.startsWith('/api/')) upstreams.add(upstream);
+  });
+
   // Asking for a feature route first proves the person comes back to the route they asked for.
   await page.goto('/profile');
   await signInAtKeycloak(page, 'alice', 'alice');
@@ -38,6 +45,8 @@ test('alice signs in once, sees her profile from the API, keeps her theme across
   await page.reload();
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
   await expect(theme.getByLabel('Dark')).toBeChecked();
+  // The preference written through one API process was read back through either: no state lives in a process.
+  expect([...upstreams].sort(), 'API calls were spread over both API processes').toHaveLength(2);
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
 
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -6,7 +6,8 @@ import { startProcess, waitForHttp, type ManagedProcess } from './processes.ts';
 /**
  * A round-robin reverse proxy (nginx) in front of several API processes: what an ingress does in a cluster.
  * Browser tests run through it to prove the API keeps no state between requests.
- * Every response names the process that served it in `X-Atrium-Upstream`.
+ * Every response names the process that served it in `X-Atrium-Upstream` (read by the tests, not by
+ * the shell, so it is not exposed to scripts through CORS).
  */
 export async function startApiProxy(options: {
   port: number;
@@ -38,7 +39,6 @@ ${options.upstreamPorts.map((port) => `    server 127.0.0.1:${port} max_fails=0;
       proxy_set_header Host $host;
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       add_header X-Atrium-Upstream $upstream_addr always;
-      add_header Access-Control-Expose-Headers X-Atrium-Upstream always;
     }
   }
 }

@@ -4,6 +4,7 @@ import { ensureKeycloak } from '../keycloak/keycloak.ts';
 import { listRemotePackages, publishRelease, type ReleaseTarget } from '../release/publish-release.ts';
 import { ReleaseError } from '../release/release-error.ts';
 import { VersionExistsError } from '../release/registry-client.ts';
+import { startApiProxy } from './api-proxy.ts';
 import { run, startProcess, waitForHttp, type ManagedProcess } from './processes.ts';
 import { serveReleaseStore, serveShell, type RunningServer } from './static-servers.ts';
 
@@ -15,6 +16,11 @@ export interface StackOptions {
   /** Keycloak's own data folder; a fresh folder means a freshly imported realm. */
   keycloakDataDir?: string;
   apiPort?: number;
+  /**
+   * API processes to run. Above 1 they listen on the ports after `apiPort` behind a round-robin nginx on
+   * `apiPort`, as replicas behind an ingress would: the browser tests use 2 to prove the API is stateless.
+   */
+  apiReplicas?: number;
   shellPort?: number;
   releasePort?: number;
   /** The release store's folder; ATRIUM_RELEASE_STORE_DIR, else `.data/releases` (tests use a fresh one). */
@@ -74,21 +80,36 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     };
     log('api: applying migrations…');
     await run('node', ['dist/database/migrate.js'], { cwd: apiDir, env: apiEnv, quiet: true });
-    const api: ManagedProcess = startProcess({
-      name: 'api',
-      command: 'node',
-      args: ['--enable-source-maps', 'dist/main.js'],
-      cwd: apiDir,
-      env: apiEnv,
-      logFile: join(dataDir, 'logs/api.log'),
-    });
-    stoppers.push(() => api.stop());
+    const replicas = options.apiReplicas ?? 1;
+    const replicaPorts =
+      replicas > 1 ? Array.from({ length: replicas }, (_, index) => apiPort + 1 + index) : [apiPort];
+    for (const [index, port] of replicaPorts.entries()) {
+      const logFile = join(dataDir, replicas > 1 ? `logs/api-${index + 1}.log` : 'logs/api.log');
+      const api: ManagedProcess = startProcess({
+        name: `api-${index + 1}`,
+        command: 'node',
+        args: ['--enable-source-maps', 'dist/main.js'],
+        cwd: apiDir,
+        env: { ...apiEnv, PORT: String(port) },
+        logFile,
+      });
+      stoppers.push(() => api.stop());
+      await waitForHttp(`http://localhost:${port}/api/health/ready`, {
+        timeoutMs: 60_000,
+        isAlive: () => api.child.exitCode === null,
+        hint: `See ${logFile}. Is port ${port} free (\`ss -ltnp 'sport = :${port}'\`)?`,
+      });
+    }
+    if (replicas > 1) {
+      const proxy = await startApiProxy({
+        port: apiPort,
+        upstreamPorts: replicaPorts,
+        workDir: join(dataDir, 'api-proxy'),
+      });
+      stoppers.push(() => proxy.stop());
+      log(`api: ${replicas} processes (ports ${replicaPorts.join(', ')}) behind a round-robin proxy`);
+    }
     const apiUrl = `http://localhost:${apiPort}`;
-    await waitForHttp(`${apiUrl}/api/health/ready`, {
-      timeoutMs: 60_000,
-      isAlive: () => api.child.exitCode === null,
-      hint: `See ${join(dataDir, 'logs/api.log')}. Is port ${apiPort} free (\`ss -ltnp 'sport = :${apiPort}'\`)?`,
-    });
     log(`api: ready at ${apiUrl}`);
 
     // The release CLI reads the same variable, so tests that publish through it reach this store.

@@ -101,6 +101,8 @@ try {
   log('starting Keycloak…');
   keycloak = await ensureKeycloak({
     dataDir: keycloakDataDir,
+    // Short-lived access tokens, so the browser tier watches silent renewal happen.
+    env: { ATRIUM_ACCESS_TOKEN_LIFESPAN: process.env.ATRIUM_ACCESS_TOKEN_LIFESPAN ?? '60' },
     log: (line) => console.log(`  keycloak: ${line}`),
   });
   const issuer = keycloak.issuer;
