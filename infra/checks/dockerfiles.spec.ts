@@ -132,7 +132,10 @@ describe('Dockerfiles', () => {
       expect(healthcheck).toBe(exposes);
     });
 
-    const whenBuilding = builds ? it : it.skip;
+    // An image that only packages files (the release store) has no build steps to check.
+    const whenBuilding = (name: string, body: () => void) => {
+      if (builds) it(name, body);
+    };
     whenBuilding('builds in separate stages and installs only with npm ci from the lockfile', () => {
       expect(stages.length).toBeGreaterThan(1);
       const commands = stages.flatMap(runCommands);
