@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { LogController } from 'fastify';
+import { type FastifyInstance, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
 import { BEARER_SCHEME, problemComponent, toOpenApiSchema } from './common/openapi/api-docs.decorators.js';
@@ -77,18 +77,33 @@ export async function createApp(
   });
   setUpOpenApi(app);
   app.enableShutdownHooks();
-  const close = app.close.bind(app);
-  // Fastify's close waits for requests in flight; the timer only bounds a request that never ends.
-  app.close = async () => {
-    const timer = setTimeout(() => fastify.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-    timer.unref();
-    try {
-      await close();
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  handOverInFlightRequests(fastify);
   return app;
+}
+
+/**
+ * Shutdown (Nest's close() ends in Fastify's): requests in flight finish, and each ends its keep-alive
+ * connection with its answer, since an idle client connection would otherwise hold close() open. A request
+ * that never ends gets SHUTDOWN_GRACE_MS. Done with Fastify's close hooks: the application object is a
+ * Nest proxy whose set trap drops assignments, so wrapping `app.close` silently does nothing.
+ */
+function handOverInFlightRequests(fastify: FastifyInstance): void {
+  let shuttingDown = false;
+  let timer: NodeJS.Timeout | undefined;
+  fastify.addHook('onSend', (_request, reply, _payload, done) => {
+    if (shuttingDown) void reply.header('connection', 'close');
+    done();
+  });
+  fastify.addHook('preClose', (done) => {
+    shuttingDown = true;
+    timer = setTimeout(() => fastify.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    timer.unref();
+    done();
+  });
+  fastify.addHook('onClose', (_instance, done) => {
+    clearTimeout(timer);
+    done();
+  });
 }
 
 function setUpOpenApi(app: NestFastifyApplication): void {
