@@ -1,6 +1,6 @@
 /**
  * Every problem `code` the API can answer with. The documentation of each code lives in docs/errors.md
- * under a heading equal to the code; `type` in a problem document links there. Adding a code means
+ * under a heading equal to the code; `type` in a problem document names it (`urn:atrium:problem:<code>`). Adding a code means
  * adding it here and there, nowhere else.
  */
 export const ERROR_CATALOGUE = {
@@ -26,10 +26,14 @@ export const ERROR_CATALOGUE = {
 /** A stable, documented problem code. */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-/** Base of the problem `type` URIs; each code is an anchor in docs/errors.md. */
-export const ERROR_DOCS_URL = 'https://github.com/atrium/atrium/blob/main/docs/errors.md';
+/**
+ * Prefix of the problem `type` URIs. A URN rather than a web address: the type must stay stable wherever
+ * Atrium is deployed and whoever hosts its docs; `urn:atrium:problem:<code>` is documented in
+ * docs/errors.md under the heading `<code>`.
+ */
+export const PROBLEM_TYPE_PREFIX = 'urn:atrium:problem:';
 
 /** The `type` URI of a code's problem document. */
 export function problemType(code: ErrorCode): string {
-  return `${ERROR_DOCS_URL}#${code}`;
+  return `${PROBLEM_TYPE_PREFIX}${code}`;
 }

@@ -35,7 +35,7 @@ describe('problem+json for every failure', () => {
       code: 'not_found',
       instance: '/api/no-such-route',
     });
-    expect(response.json<{ type: string }>().type).toMatch(/docs\/errors\.md#not_found$/);
+    expect(response.json<{ type: string }>().type).toBe('urn:atrium:problem:not_found');
   });
 
   it('answers a body that is not JSON with 400 malformed_request', async () => {
