@@ -63,3 +63,48 @@ test('a short-lived access token renews silently while the person works, and sig
   await page.goto('/profile');
   await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
 });
+
+test('when the Keycloak session ends behind the shell, failed renewal leads through sign-in back to the same page', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(240_000);
+  await openAs(page, '/profile', 'alice');
+  await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  const first = await storedUser(page);
+  expect(lifespanSeconds(first.access_token), 'npm test runs Keycloak with 60 s tokens').toBeLessThanOrEqual(
+    90,
+  );
+
+  // An administrator ends alice's sessions in Keycloak, so her refresh token stops working.
+  const keycloak = 'http://localhost:8080';
+  const adminToken = await request.post(`${keycloak}/realms/master/protocol/openid-connect/token`, {
+    form: {
+      grant_type: 'password',
+      client_id: 'admin-cli',
+      username: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
+      password: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
+    },
+  });
+  expect(adminToken.ok()).toBe(true);
+  const headers = {
+    Authorization: `Bearer ${((await adminToken.json()) as { access_token: string }).access_token}`,
+  };
+  const users = (await (
+    await request.get(`${keycloak}/admin/realms/atrium/users?username=alice&exact=true`, { headers })
+  ).json()) as { id: string }[];
+  expect(users).toHaveLength(1);
+  const logout = await request.post(`${keycloak}/admin/realms/atrium/users/${users[0]!.id}/logout`, {
+    headers,
+  });
+  expect(logout.ok()).toBe(true);
+
+  // The shell renews before the access token expires; the refresh is refused, so it sends alice to sign in
+  // (her Keycloak session is gone: the password form, not a silent redirect) and then back to /profile.
+  await expect(page.getByLabel('Password', { exact: true })).toBeVisible({ timeout: 120_000 });
+  await page.getByLabel(/username or email/i).fill('alice');
+  await page.getByLabel('Password', { exact: true }).fill('alice');
+  await page.getByRole('button', { name: /sign in/i }).click();
+  await expect(page).toHaveURL('http://localhost:4000/profile');
+  await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+});

@@ -18,21 +18,28 @@ function newestMtime(path: string): number {
 
 const repoRoot = new URL('../..', import.meta.url).pathname;
 
-/** The deployables `npm start` needs, each with the folders whose changes make its build stale. */
-export const buildables: readonly { workspace: string; inputs: readonly string[] }[] = [
-  { workspace: 'services/api', inputs: ['services/api'] },
-  { workspace: 'shell/app', inputs: ['shell/app', 'shell/sdk'] },
+/**
+ * The deployables `npm start` needs: the file a finished build always writes (compared by time, so type
+ * declarations or a half-written dist/ never pass for a build) and the folders whose changes make it stale.
+ */
+export const buildables: readonly { workspace: string; output: string; inputs: readonly string[] }[] = [
+  { workspace: 'services/api', output: 'dist/main.js', inputs: ['services/api'] },
+  { workspace: 'shell/app', output: 'dist/index.html', inputs: ['shell/app', 'shell/sdk'] },
   // Every remote workspace: a new remote made from the profile one is built without touching this file.
   ...readdirSync(join(repoRoot, 'remotes'))
     .filter((name) => existsSync(join(repoRoot, 'remotes', name, 'package.json')))
     .sort()
-    .map((name) => ({ workspace: `remotes/${name}`, inputs: [`remotes/${name}`, 'shell/sdk'] })),
+    .map((name) => ({
+      workspace: `remotes/${name}`,
+      output: 'dist/mf-manifest.json',
+      inputs: [`remotes/${name}`, 'shell/sdk'],
+    })),
 ];
 
 /** Builds every deployable whose sources are newer than its dist/ (or that has never been built). */
 export async function buildStale(root: string, log: (line: string) => void): Promise<void> {
-  for (const { workspace, inputs } of buildables) {
-    const built = newestMtime(join(root, workspace, 'dist'));
+  for (const { workspace, output, inputs } of buildables) {
+    const built = statSync(join(root, workspace, output), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     const source = Math.max(...inputs.map((input) => newestMtime(join(root, input))));
     if (built > source) {
       log(`${workspace}: build is up to date`);
