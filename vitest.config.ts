@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Three test tiers (see docs/testing.md):
+ * Three test tiers (see docs/architecture.md#tests):
  * - unit: `*.spec.ts(x)` beside the code, no network;
  * - integration: `*.int-spec.ts` against a real Keycloak and a real PostgreSQL;
  * - e2e: Playwright journeys under e2e/ (not run by vitest).

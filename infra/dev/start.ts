@@ -15,12 +15,17 @@ try {
   await buildStale(root, log);
   const stack = await startStack({ log });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  // Only the development default is printed; a chosen password stays out of the terminal.
+  const adminLogin =
+    process.env.KEYCLOAK_ADMIN_PASSWORD || process.env.KC_BOOTSTRAP_ADMIN_PASSWORD
+      ? 'admin password from the environment'
+      : 'admin / admin';
   console.log(`
 Atrium is running (ready in ${seconds} s). Press Ctrl-C to stop.
 
   Shell           ${stack.urls.shell}
   API             ${stack.urls.api}/api
-  Keycloak        ${stack.urls.keycloak}   (admin console: ${stack.urls.keycloak}/admin, admin / admin)
+  Keycloak        ${stack.urls.keycloak}   (admin console: ${stack.urls.keycloak}/admin, ${adminLogin})
   Issuer          ${stack.urls.issuer}
   Release store   ${stack.urls.releases}
   Remotes         ${stack.remotes.map((remote) => `${remote.title} → ${remote.entry}`).join('\n                  ')}

@@ -392,13 +392,18 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const admin = process.env.KC_BOOTSTRAP_ADMIN_USERNAME ?? process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin';
+  // Only the development default is ever printed; a password someone chose stays out of terminals and logs.
+  const password =
+    process.env.KC_BOOTSTRAP_ADMIN_PASSWORD || process.env.KEYCLOAK_ADMIN_PASSWORD
+      ? 'password from the environment'
+      : 'admin';
   process.stdout.write(
     [
       '',
       `Keycloak ${KEYCLOAK_VERSION}${handle.reused ? ' (already running, reused)' : ''}`,
       `  issuer         ${handle.issuer}`,
       `  discovery      ${handle.issuer}/.well-known/openid-configuration`,
-      `  admin console  ${handle.url}/admin  (${admin} / ${process.env.KC_BOOTSTRAP_ADMIN_PASSWORD ?? process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin'}, set on first start)`,
+      `  admin console  ${handle.url}/admin  (${admin} / ${password}, set on first start)`,
       '  demo users     alice / alice (atrium-user), ada / ada (atrium-user, atrium-admin)',
       '  deployer       client atrium-deployer, secret from ATRIUM_DEPLOYER_SECRET (dev default atrium-deployer-dev-secret)',
       handle.reused ? '' : `  pid ${handle.pid}; Ctrl-C stops it.`,
