@@ -2,7 +2,7 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiClient } from './api-client';
-import { ApiNetworkError, ApiProblemError } from './api-errors';
+import { ApiForeignOriginError, ApiNetworkError, ApiProblemError } from './api-errors';
 
 const API = 'http://api.test';
 const server = setupServer();
@@ -12,6 +12,7 @@ afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
 function clientWith(tokens: { current: string; renewed?: string }) {
+  const getAccessToken = vi.fn(() => Promise.resolve(tokens.current));
   const renewAccessToken = vi.fn(() =>
     tokens.renewed === undefined
       ? Promise.reject(new Error('session over'))
@@ -19,10 +20,10 @@ function clientWith(tokens: { current: string; renewed?: string }) {
   );
   const client = createApiClient({
     baseUrl: `${API}/`,
-    getAccessToken: () => Promise.resolve(tokens.current),
+    getAccessToken,
     renewAccessToken,
   });
-  return { client, renewAccessToken };
+  return { client, getAccessToken, renewAccessToken };
 }
 
 describe('createApiClient', () => {
@@ -168,5 +169,40 @@ describe('createApiClient', () => {
     const { client } = clientWith({ current: 'token-1' });
 
     await expect(client.delete('/api/thing')).resolves.toBeUndefined();
+  });
+
+  it('sends the token to an absolute URL on the API origin', async () => {
+    server.use(
+      http.get(`${API}/api/remotes`, ({ request }) =>
+        HttpResponse.json({ seen: request.headers.get('Authorization') }),
+      ),
+    );
+    const { client } = clientWith({ current: 'token-1' });
+
+    await expect(client.get(`${API}/api/remotes`)).resolves.toEqual({ seen: 'Bearer token-1' });
+  });
+
+  it.each([
+    ['another host', 'http://evil.test/api/me'],
+    ['another scheme', 'https://api.test/api/me'],
+    ['another port', 'http://api.test:8443/api/me'],
+    ['a look-alike host', 'http://api.test.evil.test/api/me'],
+    ['another host in an upper-case scheme', 'HTTP://evil.test/api/me'],
+  ])('refuses an absolute URL on %s without reading the token or sending anything', async (_case, url) => {
+    const sent: string[] = [];
+    server.use(
+      http.all('*', ({ request }) => {
+        sent.push(request.url);
+        return HttpResponse.json({});
+      }),
+    );
+    const { client, getAccessToken, renewAccessToken } = clientWith({ current: 'token-1' });
+
+    const error = await client.post(url, { x: 1 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiForeignOriginError);
+    expect(error).toMatchObject({ url, apiOrigin: API });
+    expect(sent).toEqual([]);
+    expect(getAccessToken).not.toHaveBeenCalled();
+    expect(renewAccessToken).not.toHaveBeenCalled();
   });
 });

@@ -1,4 +1,10 @@
-import { ApiNetworkError, ApiProblemError, type ProblemDocument, type ProblemFieldError } from './api-errors';
+import {
+  ApiForeignOriginError,
+  ApiNetworkError,
+  ApiProblemError,
+  type ProblemDocument,
+  type ProblemFieldError,
+} from './api-errors';
 
 /**
  * How {@link createApiClient} reaches the API and obtains tokens.
@@ -33,9 +39,12 @@ export interface ApiRequestOptions {
  * (no answer).
  */
 export interface ApiClient {
-  /** Sends any method; `body` is serialised as JSON when present. */
+  /** Sends any method; `body` is serialised as JSON when present. Absolute URLs as for {@link ApiClient.get}. */
   request<T>(method: string, path: string, body?: unknown, options?: ApiRequestOptions): Promise<T>;
-  /** `GET path`. A `path` that is an absolute http(s) URL is used as is (still with the token). */
+  /**
+   * `GET path`. A `path` may also be an absolute http(s) URL on the API's own origin; any other origin is
+   * refused with {@link ApiForeignOriginError} before a token is read, so the token never leaves the API.
+   */
   get<T>(path: string, options?: ApiRequestOptions): Promise<T>;
   /** `POST path` with a JSON body. */
   post<T>(path: string, body?: unknown, options?: ApiRequestOptions): Promise<T>;
@@ -52,6 +61,7 @@ export interface ApiClient {
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const apiOrigin = new URL(baseUrl).origin;
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
   async function send(
@@ -87,7 +97,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     body?: unknown,
     requestOptions?: ApiRequestOptions,
   ): Promise<T> {
-    const url = /^https?:\/\//.test(path) ? path : `${baseUrl}${path.startsWith('/') ? path : `/${path}`}`;
+    const absolute = /^https?:\/\//i.test(path);
+    const url = absolute ? path : `${baseUrl}${path.startsWith('/') ? path : `/${path}`}`;
+    // Every remote shares this client, so one mistyped or injected URL must not hand the token to a third
+    // party: only the API's origin is ever sent a request, let alone the token.
+    if (absolute && new URL(path).origin !== apiOrigin) throw new ApiForeignOriginError(path, apiOrigin);
     let response = await send(method, url, await options.getAccessToken(), body, requestOptions);
     if (response.status === 401) {
       // The token may have expired between the check and the call, or been revoked: renew once and retry

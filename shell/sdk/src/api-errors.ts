@@ -69,3 +69,21 @@ export class ApiNetworkError extends Error {
     this.url = url;
   }
 }
+
+/**
+ * The request was refused before it was sent: its absolute URL is not on the API's origin, and the client
+ * only ever talks to (and sends the access token to) the API. Call other services with `fetch`.
+ */
+export class ApiForeignOriginError extends Error {
+  override readonly name = 'ApiForeignOriginError';
+  /** The refused URL. */
+  readonly url: string;
+  /** The only origin the client calls. */
+  readonly apiOrigin: string;
+
+  constructor(url: string, apiOrigin: string) {
+    super(`Refused to call ${new URL(url).origin}: the API client only calls ${apiOrigin}.`);
+    this.url = url;
+    this.apiOrigin = apiOrigin;
+  }
+}

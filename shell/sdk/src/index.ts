@@ -1,6 +1,6 @@
 export { createApiClient } from './api-client';
 export type { ApiClient, ApiClientOptions, ApiRequestOptions } from './api-client';
-export { ApiNetworkError, ApiProblemError } from './api-errors';
+export { ApiForeignOriginError, ApiNetworkError, ApiProblemError } from './api-errors';
 export type { ProblemDocument, ProblemFieldError } from './api-errors';
 export { AtriumContext, AtriumProvider, useApi, useAtrium } from './atrium-context';
 export type { AtriumContextValue, AtriumProviderProps } from './atrium-context';

@@ -33,8 +33,14 @@ describe('parseRuntimeConfig', () => {
 
   it('takes an explicit registry URL and remote timeout', () => {
     expect(
-      parseRuntimeConfig({ ...valid, remotesUrl: 'https://api.example/api/remotes', remoteTimeoutMs: 2500 }),
-    ).toMatchObject({ remotesUrl: 'https://api.example/api/remotes', remoteTimeoutMs: 2500 });
+      parseRuntimeConfig({ ...valid, remotesUrl: 'http://localhost:3000/v2/remotes', remoteTimeoutMs: 2500 }),
+    ).toMatchObject({ remotesUrl: 'http://localhost:3000/v2/remotes', remoteTimeoutMs: 2500 });
+  });
+
+  it('refuses a registry URL off the API origin, where the API client would not send the token', () => {
+    expect(problemsOf({ ...valid, remotesUrl: 'https://registry.example/api/remotes' })).toEqual([
+      'remotesUrl must be on the origin of apiBaseUrl',
+    ]);
   });
 
   it('names every invalid field at once', () => {

@@ -12,7 +12,7 @@ export interface RuntimeConfig {
     readonly postLogoutPath: string;
   };
   readonly apiBaseUrl: string;
-  /** Absolute URL of the registry's list of remotes; defaults to `{apiBaseUrl}/api/remotes`. */
+  /** Absolute URL of the registry's list of remotes, on the API's origin; defaults to `{apiBaseUrl}/api/remotes`. */
   readonly remotesUrl: string;
   /** How long one remote may take to load before its slot shows a fallback; defaults to 10 s. */
   readonly remoteTimeoutMs: number;
@@ -68,6 +68,12 @@ export function parseRuntimeConfig(raw: unknown): RuntimeConfig {
     root.remotesUrl === undefined
       ? `${apiBaseUrl}/api/remotes`
       : readUrl(root.remotesUrl, 'remotesUrl', problems);
+  // The list is fetched with the API client, which refuses (rather than send the token to) any other origin.
+  if (URL.canParse(remotesUrl) && URL.canParse(apiBaseUrl)) {
+    if (new URL(remotesUrl).origin !== new URL(apiBaseUrl).origin) {
+      problems.push('remotesUrl must be on the origin of apiBaseUrl');
+    }
+  }
   const remoteTimeoutMs = root.remoteTimeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
   if (typeof remoteTimeoutMs !== 'number' || !Number.isInteger(remoteTimeoutMs) || remoteTimeoutMs <= 0) {
     problems.push('remoteTimeoutMs must be a positive whole number of milliseconds');
