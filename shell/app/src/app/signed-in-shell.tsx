@@ -88,6 +88,23 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
     performance.mark('atrium:shell-ready');
   }, []);
 
+  // A session that cannot be renewed is over: rather than leave a page whose next action fails, unload the
+  // user so the auth gate sends the person to Keycloak and back to this page. Keycloak refusing the refresh
+  // token (invalid_grant: the session was ended or timed out) ends it at once; any other renewal failure
+  // (say, Keycloak briefly unreachable) ends it only when the access token actually expires.
+  useEffect(() => {
+    const endSession = () => void userManager.removeUser();
+    const onRenewError = (error: Error) => {
+      if ((error as Error & { error?: string }).error === 'invalid_grant') endSession();
+    };
+    userManager.events.addAccessTokenExpired(endSession);
+    userManager.events.addSilentRenewError(onRenewError);
+    return () => {
+      userManager.events.removeAccessTokenExpired(endSession);
+      userManager.events.removeSilentRenewError(onRenewError);
+    };
+  }, [userManager]);
+
   useEffect(() => {
     let current = true;
     // The theme is cosmetic: if the API is down the feature pages report it, the shell keeps its theme.
