@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { MAX_NAME_LENGTH } from '../auth/access-token.js';
 
 /** Something someone changed, written in the same transaction as the change itself. */
 export const AuditEvent = defineEntity({
@@ -7,7 +8,8 @@ export const AuditEvent = defineEntity({
   indexes: [{ properties: ['occurredAt'] }],
   properties: {
     id: p.integer().primary().autoincrement(),
-    actor: p.string().length(255),
+    // `AuthenticatedUser.actor`, bounded when the token is read.
+    actor: p.string().length(MAX_NAME_LENGTH),
     action: p.string().length(64),
     target: p.string().length(255),
     details: p.json<Record<string, unknown>>(),

@@ -27,20 +27,63 @@ export interface AuthenticatedUser {
   readonly expiresAt: number;
 }
 
-const text = (value: unknown): string | undefined =>
-  typeof value === 'string' && value.length > 0 ? value : undefined;
+/**
+ * The longest `sub` the API accepts (OpenID Connect Core §2: a subject "MUST NOT exceed 255 ASCII
+ * characters"). It is the profile's primary key, so it is refused rather than cut.
+ */
+export const MAX_SUBJECT_LENGTH = 255;
+/** The longest user name, display name or client id kept from a token (the width of the columns that store them). */
+export const MAX_NAME_LENGTH = 255;
+/** The longest e-mail address kept from a token: RFC 5321's 64-character local part, `@`, 255-character domain. */
+export const MAX_EMAIL_LENGTH = 320;
 
-/** Builds the caller from verified claims; missing optional claims become null, never guesses. */
+/*
+ * Claims are written to varchar columns and PostgreSQL refuses a longer value (SQLSTATE 22001) or a
+ * NUL character (22021) instead of storing it, which would fail every request of that user. Keycloak's
+ * `name` is first and last name joined, up to 511 characters, and other issuers set no limit at all, so
+ * the values are bounded here, once, before anything stores them. Lengths count code points, as
+ * PostgreSQL does.
+ */
+const codePoints = (value: string): number => [...value].length;
+
+/** A claim used as an identifier (user name, client id): kept whole or not at all, so it never changes meaning. */
+function identifier(value: unknown, max = MAX_NAME_LENGTH): string | undefined {
+  if (typeof value !== 'string' || value.length === 0 || value.includes('\0')) return undefined;
+  return codePoints(value) <= max ? value : undefined;
+}
+
+/** A claim only shown to people (the display name): NULs dropped and cut to the column width. */
+function displayText(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const cleaned = value.replaceAll('\0', '');
+  if (cleaned.length === 0) return undefined;
+  return codePoints(cleaned) <= MAX_NAME_LENGTH ? cleaned : [...cleaned].slice(0, MAX_NAME_LENGTH).join('');
+}
+
+/** Why a `sub` cannot identify a profile, or undefined when it can. */
+export function refuseSubject(sub: unknown): string | undefined {
+  if (typeof sub !== 'string' || sub.length === 0) return 'the token has no subject (sub)';
+  if (codePoints(sub) > MAX_SUBJECT_LENGTH || sub.includes('\0')) {
+    return `the token's subject (sub) is not an identifier of at most ${MAX_SUBJECT_LENGTH} characters`;
+  }
+  return undefined;
+}
+
+/**
+ * Builds the caller from verified claims (whose `sub` passed {@link refuseSubject}); missing optional
+ * claims become null, never guesses. A user name, e-mail or client id too long to store (or holding a
+ * NUL) is treated as absent, a display name is shortened to {@link MAX_NAME_LENGTH} characters.
+ */
 export function toAuthenticatedUser(claims: AccessTokenClaims): AuthenticatedUser {
   const roles = claims.realm_access?.roles;
-  const username = text(claims.preferred_username);
+  const username = identifier(claims.preferred_username);
   return {
     sub: claims.sub,
     username: username ?? claims.sub,
-    email: text(claims.email) ?? null,
-    name: text(claims.name) ?? null,
+    email: identifier(claims.email, MAX_EMAIL_LENGTH) ?? null,
+    name: displayText(claims.name) ?? null,
     roles: Array.isArray(roles) ? roles.filter((role): role is string => typeof role === 'string') : [],
-    actor: username ?? text(claims.azp) ?? text(claims.client_id) ?? claims.sub,
+    actor: username ?? identifier(claims.azp) ?? identifier(claims.client_id) ?? claims.sub,
     expiresAt: typeof claims.exp === 'number' ? claims.exp : 0,
   };
 }

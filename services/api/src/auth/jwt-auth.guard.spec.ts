@@ -124,6 +124,11 @@ describe('access-token checking (global guard)', () => {
     ['an ID-token style JWT (typ JWT)', () => issuer.mint({ header: { typ: 'JWT' } })],
     ['a token without typ', () => issuer.mint({ header: { typ: '' } })],
     ['a token without sub', () => issuer.mint({ omitSub: true })],
+    [
+      'a sub longer than 255 characters (OpenID Connect Core §2)',
+      () => issuer.mint({ claims: { sub: 's'.repeat(256) } }),
+    ],
+    ['a sub with a NUL character', () => issuer.mint({ claims: { sub: 'ada\u0000' } })],
     ['a string that is not a JWT', () => 'not-a-jwt'],
     ['a refresh-token style JWT (typ Refresh)', () => issuer.mint({ header: { typ: 'Refresh' } })],
     ['a logout token (typ logout+jwt)', () => issuer.mint({ header: { typ: 'logout+jwt' } })],

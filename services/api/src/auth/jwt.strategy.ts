@@ -4,7 +4,12 @@ import type { IncomingMessage } from 'node:http';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DomainError, InvalidTokenError } from '../common/errors/domain-errors.js';
-import { type AccessTokenClaims, type AuthenticatedUser, toAuthenticatedUser } from './access-token.js';
+import {
+  type AccessTokenClaims,
+  type AuthenticatedUser,
+  refuseSubject,
+  toAuthenticatedUser,
+} from './access-token.js';
 import { SigningKeySource } from './signing-key-source.js';
 
 /** Name the strategy is registered under with passport. */
@@ -105,9 +110,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   }
 
   validate(claims: AccessTokenClaims): AuthenticatedUser {
-    if (typeof claims.sub !== 'string' || claims.sub.length === 0) {
-      throw new InvalidTokenError('the token has no subject (sub)');
-    }
+    const subjectRefusal = refuseSubject(claims.sub);
+    if (subjectRefusal) throw new InvalidTokenError(subjectRefusal);
     if (typeof claims.exp !== 'number') throw new InvalidTokenError('the token has no expiry (exp)');
     return toAuthenticatedUser(claims);
   }

@@ -1,6 +1,8 @@
+import { MikroORM } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
+import { UserProfile } from './user-profile.entity.js';
 
 describe('/api/me on SQLite', () => {
   let issuer: LocalIssuer;
@@ -65,6 +67,26 @@ describe('/api/me on SQLite', () => {
       roles: [],
       preferences: { theme: 'system' },
     });
+  });
+
+  it('keeps a 300-character name to the 255 characters a profile stores, in the answer and the row', async () => {
+    const name = `${'N'.repeat(299)}!`;
+    const response = await api.request({ url: '/api/me', token: await tokenFor('long-name', { name }) });
+    expect(response.statusCode).toBe(200);
+    expect(response.json<{ name: string }>().name).toBe('N'.repeat(255));
+    const row = await api.app.get(MikroORM).em.fork().findOneOrFail(UserProfile, { id: 'long-name' });
+    expect(row.name).toBe('N'.repeat(255));
+  });
+
+  it('treats a user name or e-mail too long to store as absent, and drops NUL characters from the name', async () => {
+    const token = await tokenFor('oversized', {
+      preferred_username: 'u'.repeat(256),
+      email: `${'e'.repeat(320)}@example.test`,
+      name: 'Ada\u0000 Lovelace',
+    });
+    const response = await api.request({ url: '/api/me', token });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ username: 'oversized', email: null, name: 'Ada Lovelace' });
   });
 
   it('creates one profile when two first requests race', async () => {

@@ -1,13 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MikroORM } from '@mikro-orm/core';
+import { MikroORM, RequestContext } from '@mikro-orm/core';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { fetchDeployerToken } from '../../test/integration-context.js';
+import { type AccessTokenClaims, toAuthenticatedUser } from '../auth/access-token.js';
 import type { DatabaseTarget } from '../config/app-config.js';
 import { ormOptions } from '../database/orm-options.js';
+import { MeService } from './me.service.js';
 import { UserProfile } from './user-profile.entity.js';
 
 const issuer = inject('oidcIssuerUrl');
@@ -73,6 +76,51 @@ describe.each([
     const row = await readRow(api.config.database, me.sub);
     expect(row).toMatchObject({ id: me.sub, username: me.username, theme: 'dark' });
     expect(row?.updatedAt.getTime()).toBeGreaterThanOrEqual(row?.createdAt.getTime() ?? Infinity);
+  });
+});
+
+describe('profiles on PostgreSQL from claims wider than their columns', () => {
+  let api: TestApp;
+
+  beforeAll(async () => {
+    api = await createTestApp({ OIDC_ISSUER_URL: issuer, DATABASE_URL: inject('databaseUrl') });
+  });
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  // The service as a request reaches it, with the claims of a token Keycloak could issue but we cannot
+  // mint there: a first and last name of 255 characters each make `name` 511 characters long.
+  const getMe = (claims: Omit<AccessTokenClaims, 'sub'>) => {
+    const user = toAuthenticatedUser({
+      sub: randomUUID(),
+      exp: Math.floor(Date.now() / 1000) + 60,
+      ...claims,
+    });
+    const orm = api.app.get(MikroORM);
+    return RequestContext.create(orm.em, () => api.app.get(MeService).getMe(user));
+  };
+
+  it("stores a 511-character Keycloak name cut to the column's 255 characters instead of failing", async () => {
+    const me = await getMe({
+      preferred_username: 'long.name',
+      name: `${'F'.repeat(255)} ${'L'.repeat(255)}`,
+    });
+    expect(me.name).toBe('F'.repeat(255));
+    const row = await api.app.get(MikroORM).em.fork().findOneOrFail(UserProfile, { id: me.sub });
+    expect(row.name).toBe('F'.repeat(255));
+  });
+
+  it('stores a profile whose claims hold NUL characters or are too long for their columns', async () => {
+    const me = await getMe({
+      preferred_username: 'u'.repeat(256),
+      email: `${'e'.repeat(320)}@example.test`,
+      name: 'Ada\u0000 Lovelace',
+    });
+    expect(me).toMatchObject({ username: me.sub, email: null, name: 'Ada Lovelace' });
+    const row = await api.app.get(MikroORM).em.fork().findOneOrFail(UserProfile, { id: me.sub });
+    expect(row).toMatchObject({ username: me.sub, email: null, name: 'Ada Lovelace' });
   });
 });
 

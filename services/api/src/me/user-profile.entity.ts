@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH, MAX_SUBJECT_LENGTH } from '../auth/access-token.js';
 
 /** The themes a user can pick; `system` follows the operating system. */
 export const THEMES = ['system', 'light', 'dark'] as const;
@@ -6,16 +7,17 @@ export type Theme = (typeof THEMES)[number];
 
 /**
  * A signed-in user's profile. The id is the token's `sub`, so a profile needs no lookup table; the
- * identity fields are a cache of the latest token claims, the preferences are owned here.
+ * identity fields are a cache of the latest token claims, the preferences are owned here. The widths are
+ * the bounds `toAuthenticatedUser` applies to those claims, so no token can carry a value too long to store.
  */
 export const UserProfile = defineEntity({
   name: 'UserProfile',
   tableName: 'user_profile',
   properties: {
-    id: p.string().length(255).primary(),
-    username: p.string().length(255),
-    email: p.string().length(320).nullable(),
-    name: p.string().length(255).nullable(),
+    id: p.string().length(MAX_SUBJECT_LENGTH).primary(),
+    username: p.string().length(MAX_NAME_LENGTH),
+    email: p.string().length(MAX_EMAIL_LENGTH).nullable(),
+    name: p.string().length(MAX_NAME_LENGTH).nullable(),
     theme: p.enum(THEMES).default('system'),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p

@@ -156,6 +156,22 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
     expect(errors[0]?.message).toContain('not allowed');
   });
 
+  it('answers 400 request_rejected, not 500, when PostgreSQL refuses a value that passed validation', async () => {
+    // PostgreSQL text cannot hold U+0000 (SQLSTATE 22021); the title rules do not forbid it.
+    const response = await publish(open, {
+      version: '3.0.0',
+      manifestUrl: manifest(open, '3.0.0'),
+      title: 'Open\u0000',
+      path: `/${open}`,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'request_rejected', status: 400 });
+    const versions = await api.request({ url: `/api/remotes/${open}/versions`, token: ada });
+    expect(
+      versions.json<{ versions: Array<{ version: string }> }>().versions.map((v) => v.version),
+    ).not.toContain('3.0.0');
+  });
+
   it('lists every remote with its versions for the admin console', async () => {
     const response = await api.request({ url: '/api/admin/remotes', token: ada });
     const remote = response

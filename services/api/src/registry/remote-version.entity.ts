@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { MAX_NAME_LENGTH } from '../auth/access-token.js';
 import { Remote } from './remote.entity.js';
 
 /** One published, immutable build of a remote; at most one version of a remote is active. */
@@ -12,7 +13,8 @@ export const RemoteVersion = defineEntity({
     version: p.string().length(64),
     manifestUrl: p.string().length(2048),
     integrity: p.string().length(200).nullable(),
-    publishedBy: p.string().length(255),
+    // `AuthenticatedUser.actor`, bounded when the token is read.
+    publishedBy: p.string().length(MAX_NAME_LENGTH),
     publishedAt: p.datetime(),
     active: p.boolean().default(false),
   },

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { Controller, Get, Module } from '@nestjs/common';
+import { ServerException } from '@mikro-orm/core';
+import { Controller, Get, Module, Param } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,33 +101,65 @@ describe('unexpected errors', () => {
     boom(): never {
       throw new Error('secret internal detail: password=hunter2');
     }
+
+    // What MikroORM throws when PostgreSQL refuses a value: a ServerException carrying the pg error's fields.
+    @Get(':sqlState')
+    refusedValue(@Param('sqlState') sqlState: string): never {
+      throw new ServerException(
+        Object.assign(new Error('value too long for type character varying(255) password=hunter2'), {
+          code: sqlState,
+        }),
+      );
+    }
   }
   @Module({ controllers: [BoomController] })
   class BoomModule {}
 
-  it('become a 500 problem that does not leak the message', async () => {
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
     const config = loadConfig({
       DATABASE_URL: 'sqlite::memory:',
       OIDC_ISSUER_URL: 'http://127.0.0.1:1/realms/none',
     });
     const root = AppModule.forRoot(config);
-    // The real root module plus one failing route: the global filter must treat it like any other.
-    const app = await NestFactory.create<NestFastifyApplication>(
+    // The real root module plus failing routes: the global filter must treat them like any other.
+    app = await NestFactory.create<NestFastifyApplication>(
       { ...root, imports: [...(root.imports ?? []), BoomModule] },
       new FastifyAdapter(),
       { logger: false },
     );
     app.setGlobalPrefix('api');
     await app.init();
-    try {
-      const response = await app.inject({ method: 'GET', url: '/api/boom' });
-      expect(response.statusCode).toBe(500);
-      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(response.json()).toMatchObject({ code: 'internal_error', status: 500 });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('become a 500 problem that does not leak the message', async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/boom' });
+    expect(response.statusCode).toBe(500);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ code: 'internal_error', status: 500 });
+    expect(response.body).not.toContain('hunter2');
+  });
+
+  it.each(['22001', '22003', '22021', '22P02', '22P05'])(
+    'become 400 request_rejected when PostgreSQL refuses a value (SQLSTATE %s), without its message',
+    async (sqlState) => {
+      const response = await app.inject({ method: 'GET', url: `/api/boom/${sqlState}` });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'request_rejected', status: 400 });
+      expect(response.json<{ detail: string }>().detail).toMatch(/cannot be stored/);
       expect(response.body).not.toContain('hunter2');
-    } finally {
-      await app.close();
-    }
+    },
+  );
+
+  it('stay 500 for other database errors (a syntax error is a bug, not the client)', async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/boom/42601' });
+    expect(response.statusCode).toBe(500);
+    expect(response.json()).toMatchObject({ code: 'internal_error' });
   });
 });
 

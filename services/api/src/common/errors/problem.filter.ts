@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from './database-availability.js';
+import { isDataException } from './database-data-errors.js';
 import { DatabaseUnavailableError, DomainError } from './domain-errors.js';
 import { ERROR_CATALOGUE, type ErrorCode, problemType } from './error-catalogue.js';
 
@@ -54,7 +55,8 @@ const CLIENT_DETAILS: Partial<Record<ErrorCode, string>> = {
 
 /**
  * The one place where errors become HTTP responses: domain errors keep their code, Nest's and Fastify's
- * own 4xx errors get a catalogue code, database outages become 503, anything else a 500 that says
+ * own 4xx errors get a catalogue code, database outages become 503, values the database refuses 400,
+ * anything else a 500 that says
  * nothing about internals (the details go to the log).
  */
 @Catch()
@@ -96,6 +98,20 @@ export class ProblemFilter implements ExceptionFilter {
         detail: error.message,
         headers: error.headers,
         extensions: error.extensions,
+      };
+    }
+    if (isDataException(error)) {
+      // Logged as a warning: a client error, but also a hint that a validation rule is missing.
+      this.logger.warn(
+        `Database refused a value during ${request.method} ${request.routeOptions?.url ?? ''}: ${(error as Error).message}`,
+      );
+      return {
+        code: 'request_rejected',
+        status: 400,
+        detail:
+          'A value in the request cannot be stored: it is too long, out of range or not valid text (for example, it contains a NUL character).',
+        headers: {},
+        extensions: {},
       };
     }
     const clientStatus = clientStatusOf(error);
