@@ -109,6 +109,27 @@ describe('/api/me on SQLite', () => {
     expect(get.json()).toMatchObject({ preferences: { theme: 'dark' } });
   });
 
+  it("writes nothing for a new user when storing the theme fails after the profile's creation", async () => {
+    const orm = api.app.get(MikroORM);
+    // A real database failure of the theme write, for this user only: the profile row comes first.
+    await orm.em.getConnection().execute(
+      `CREATE TRIGGER fail_theme_write BEFORE UPDATE OF theme ON user_profile WHEN NEW.id = 'half-written'
+       BEGIN SELECT RAISE(ABORT, 'theme write failed'); END`,
+    );
+    try {
+      const response = await api.request({
+        method: 'PUT',
+        url: '/api/me/preferences',
+        token: await tokenFor('half-written'),
+        body: { theme: 'dark' },
+      });
+      expect(response.statusCode).toBe(500);
+      expect(await orm.em.fork().count(UserProfile, { id: 'half-written' })).toBe(0);
+    } finally {
+      await orm.em.getConnection().execute('DROP TRIGGER fail_theme_write');
+    }
+  });
+
   it.each([
     ['an unknown theme', { theme: 'purple' }, 'theme'],
     ['a missing theme', {}, 'theme'],

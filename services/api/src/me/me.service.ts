@@ -21,28 +21,32 @@ export class MeService {
 
   /** The caller's profile, created on first sight and refreshed from the token's claims afterwards. */
   async getMe(user: AuthenticatedUser): Promise<MeDocument> {
-    const profile = await this.syncProfile(user);
-    return toDocument(user, profile);
-  }
-
-  async updatePreferences(user: AuthenticatedUser, preferences: Preferences): Promise<MeDocument> {
-    const profile = await this.syncProfile(user);
-    profile.theme = preferences.theme;
+    const profile = await this.syncProfile(this.em, user);
     await this.em.flush();
     return toDocument(user, profile);
   }
 
-  private async syncProfile(user: AuthenticatedUser): Promise<UserProfile> {
+  /** Refreshes the profile and stores the preferences in one transaction: both are written, or neither. */
+  updatePreferences(user: AuthenticatedUser, preferences: Preferences): Promise<MeDocument> {
+    return this.em.transactional(async (em) => {
+      const profile = await this.syncProfile(em, user);
+      profile.theme = preferences.theme;
+      // transactional() flushes before it commits.
+      return toDocument(user, profile);
+    });
+  }
+
+  /** The caller's profile with the token's claims applied; a new one is inserted at once, changes wait for a flush. */
+  private async syncProfile(em: EntityManager, user: AuthenticatedUser): Promise<UserProfile> {
     const claims = { username: user.username, email: user.email, name: user.name };
-    const existing = await this.em.findOne(UserProfile, { id: user.sub });
+    const existing = await em.findOne(UserProfile, { id: user.sub });
     if (existing) {
-      this.em.assign(existing, claims);
-      await this.em.flush();
+      em.assign(existing, claims);
       return existing;
     }
     // An upsert rather than an insert: two first requests of the same user may race, and neither may fail.
     const now = new Date();
-    return this.em.upsert(
+    return em.upsert(
       UserProfile,
       { id: user.sub, ...claims, theme: 'system', createdAt: now, updatedAt: now },
       { onConflictFields: ['id'], onConflictMergeFields: ['username', 'email', 'name', 'updatedAt'] },
