@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { ServerException } from '@mikro-orm/core';
-import { Controller, Get, Module, Param } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  MethodNotAllowedException,
+  Module,
+  Param,
+  ServiceUnavailableException,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,6 +118,30 @@ describe('unexpected errors', () => {
         }),
       );
     }
+
+    // Nest's and Fastify's own 4xx errors, as the HTTP layer raises them.
+    @Get('http/method')
+    methodNotAllowed(): never {
+      throw new MethodNotAllowedException('Use PUT to replace the preferences.');
+    }
+
+    @Get('http/fastify')
+    fastifyClientError(): never {
+      throw Object.assign(new Error(`'/api/${'a'.repeat(500)}' is exceeding the max param length`), {
+        code: 'FST_ERR_MAX_PARAM_LENGTH',
+        statusCode: 414,
+      });
+    }
+
+    @Get('http/other')
+    otherClientError(): never {
+      throw Object.assign(new Error('secret internal detail: password=hunter2'), { statusCode: 409 });
+    }
+
+    @Get('http/unavailable')
+    serverHttpError(): never {
+      throw new ServiceUnavailableException('secret internal detail: password=hunter2');
+    }
   }
   @Module({ controllers: [BoomController] })
   class BoomModule {}
@@ -155,6 +186,37 @@ describe('unexpected errors', () => {
       expect(response.body).not.toContain('hunter2');
     },
   );
+
+  it("pass a Nest 4xx error's own message on as the request_rejected detail", async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/boom/http/method' });
+    expect(response.statusCode).toBe(405);
+    expect(response.json()).toMatchObject({
+      code: 'request_rejected',
+      status: 405,
+      detail: 'Use PUT to replace the preferences.',
+    });
+  });
+
+  it("pass a Fastify 4xx error's own message on, shortened to 200 characters", async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/boom/http/fastify' });
+    expect(response.statusCode).toBe(414);
+    const { code, detail } = response.json<{ code: string; detail: string }>();
+    expect(code).toBe('request_rejected');
+    expect(detail).toMatch(/^'\/api\/a+…$/);
+    expect([...detail]).toHaveLength(200);
+  });
+
+  it('keep the generic detail for 4xx errors of unknown origin and never pass on a 5xx message', async () => {
+    const other = await app.inject({ method: 'GET', url: '/api/boom/http/other' });
+    expect(other.json()).toMatchObject({
+      code: 'request_rejected',
+      status: 409,
+      detail: 'The request was rejected.',
+    });
+    const unavailable = await app.inject({ method: 'GET', url: '/api/boom/http/unavailable' });
+    expect(unavailable.json()).toMatchObject({ code: 'internal_error', status: 500 });
+    expect(other.body + unavailable.body).not.toContain('hunter2');
+  });
 
   it('stay 500 for other database errors (a syntax error is a bug, not the client)', async () => {
     const response = await app.inject({ method: 'GET', url: '/api/boom/42601' });

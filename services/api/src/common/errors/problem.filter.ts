@@ -46,6 +46,25 @@ function codeForClientStatus(status: number): ErrorCode {
   }
 }
 
+const MAX_DETAIL_LENGTH = 200;
+
+/**
+ * The message of a 4xx error that Nest (HttpException) or Fastify (`FST_` code) raised, written for the
+ * client; shortened because Fastify's may quote the request (a URL, a header). Errors of other origin
+ * with a 4xx status may carry anything, so they get no message through.
+ */
+function clientMessageOf(exception: unknown): string | undefined {
+  if (!(exception instanceof Error) || exception.message.length === 0) return undefined;
+  const code = (exception as { code?: unknown }).code;
+  const fromHttpLayer =
+    exception instanceof HttpException || (typeof code === 'string' && code.startsWith('FST_'));
+  if (!fromHttpLayer) return undefined;
+  const characters = [...exception.message];
+  return characters.length <= MAX_DETAIL_LENGTH
+    ? exception.message
+    : `${characters.slice(0, MAX_DETAIL_LENGTH - 1).join('')}…`;
+}
+
 const CLIENT_DETAILS: Partial<Record<ErrorCode, string>> = {
   malformed_request: 'The request could not be parsed (for example, the body is not valid JSON).',
   not_found: 'There is no such resource.',
@@ -120,7 +139,7 @@ export class ProblemFilter implements ExceptionFilter {
       return {
         code,
         status: clientStatus,
-        detail: CLIENT_DETAILS[code] ?? 'The request was rejected.',
+        detail: CLIENT_DETAILS[code] ?? clientMessageOf(error) ?? 'The request was rejected.',
         headers: {},
         extensions: {},
       };
