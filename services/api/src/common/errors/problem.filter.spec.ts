@@ -252,10 +252,17 @@ describe('isDatabaseUnavailable', () => {
 });
 
 describe('error catalogue', () => {
+  const docs = readFileSync(new URL('../../../../../docs/errors.md', import.meta.url), 'utf8');
+
   it('documents every code in docs/errors.md', () => {
-    const docs = readFileSync(new URL('../../../../../docs/errors.md', import.meta.url), 'utf8');
     for (const [code, { status }] of Object.entries(ERROR_CATALOGUE)) {
       expect(docs, code).toMatch(new RegExp(`^## ${code}\\n\\nStatus: ${status}\\b`, 'm'));
     }
+  });
+
+  it('documents no code in docs/errors.md that the catalogue lacks', () => {
+    const headings = [...docs.matchAll(/^## (.+)$/gm)].map(([, heading]) => heading?.trim());
+    expect(headings.filter((heading) => !(heading && heading in ERROR_CATALOGUE))).toEqual([]);
+    expect(headings).toHaveLength(Object.keys(ERROR_CATALOGUE).length);
   });
 });
