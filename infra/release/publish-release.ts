@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { getDeployerToken, registerVersion, type RegisteredVersion } from './registry-client.ts';
 import { ReleaseError } from './release-error.ts';
-import { integrityOf, releaseDir, uploadRelease, type UploadOutcome } from './release-store.ts';
+import {
+  integrityOf,
+  releaseDir,
+  remoteEntryFile,
+  uploadRelease,
+  type UploadOutcome,
+} from './release-store.ts';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 
@@ -147,6 +153,7 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
       log(`building ${atrium.remote} ${version}…`);
       await buildRemote(options.remote.dir, version, sourceDir);
     }
+    remoteEntryFile(sourceDir); // a build the shell could not verify is refused before it is uploaded
     upload = uploadRelease({ sourceDir, storeDir: options.target.storeDir, remote: atrium.remote, version });
   } finally {
     if (building) rmSync(sourceDir, { recursive: true, force: true });
@@ -157,7 +164,8 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
   );
 
   const manifestUrl = `${options.target.storeUrl}/${atrium.remote}/${version}/mf-manifest.json`;
-  const remoteEntry = join(target, 'remoteEntry.js');
+  // The hash of the stored file the browser will load (not of the build folder), which the shell enforces.
+  const integrity = integrityOf(remoteEntryFile(target));
   const registered = await registerVersion({
     apiUrl: options.target.apiUrl,
     token,
@@ -165,7 +173,7 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
     registration: {
       version,
       manifestUrl,
-      ...(existsSync(remoteEntry) ? { integrity: integrityOf(remoteEntry) } : {}),
+      integrity,
       title: atrium.title,
       path: atrium.route,
       navOrder: atrium.navOrder,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ReleaseError } from './release-error.ts';
-import { integrityOf, uploadRelease } from './release-store.ts';
+import { integrityOf, remoteEntryFile, uploadRelease } from './release-store.ts';
 
 let work: string;
 beforeEach(() => {
@@ -60,5 +60,44 @@ describe('integrityOf', () => {
     writeFileSync(file, 'alert(1)');
     // printf 'alert(1)' | openssl dgst -sha384 -binary | base64
     expect(integrityOf(file)).toBe('sha384-HT2E9NfWiuQ/w1PRai+hTyqW16NIoCGA/m8VQDUopfAtcz6YQjtsMmQd5uRbVDpW');
+  });
+});
+
+describe('remoteEntryFile', () => {
+  const manifest = (metaData: object) => JSON.stringify({ metaData });
+
+  it('is the file the manifest names as its remote entry, beside the manifest', () => {
+    const dir = build({
+      'mf-manifest.json': manifest({ publicPath: 'auto', remoteEntry: { path: 'js', name: 'entry.js' } }),
+      'js/entry.js': 'var p;',
+      'remoteEntry.js': 'not the entry',
+    });
+
+    expect(remoteEntryFile(dir)).toBe(join(dir, 'js/entry.js'));
+  });
+
+  it.each([
+    ['names no remote entry', manifest({ publicPath: 'auto' }), /names no metaData.remoteEntry/],
+    [
+      'is served from another public path',
+      manifest({ publicPath: 'https://cdn.test/', remoteEntry: { path: '', name: 'remoteEntry.js' } }),
+      /publicPath "https:\/\/cdn.test\/"/,
+    ],
+    [
+      'names a file outside the release',
+      manifest({ publicPath: 'auto', remoteEntry: { path: '..', name: 'remoteEntry.js' } }),
+      /which is not in the release/,
+    ],
+    [
+      'names a missing file',
+      manifest({ publicPath: 'auto', remoteEntry: { path: '', name: 'gone.js' } }),
+      /gone.js, which is not in the release/,
+    ],
+    ['is not JSON', '{', /cannot be read as JSON/],
+  ])('refuses a release whose manifest %s', (_case, content, message) => {
+    const dir = build({ 'mf-manifest.json': content, 'remoteEntry.js': 'var p;' });
+
+    expect(() => remoteEntryFile(dir)).toThrow(ReleaseError);
+    expect(() => remoteEntryFile(dir)).toThrow(message);
   });
 });

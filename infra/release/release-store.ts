@@ -9,7 +9,7 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ReleaseError } from './release-error.ts';
 
 /** What {@link uploadRelease} did. */
@@ -63,6 +63,36 @@ export function releaseDir(storeDir: string, remote: string, version: string): s
 /** Subresource-integrity value (`sha384-…`) of a file, e.g. a release's remoteEntry.js. */
 export function integrityOf(file: string): string {
   return `sha384-${createHash('sha384').update(readFileSync(file)).digest('base64')}`;
+}
+
+/**
+ * The file the browser loads as a release's container: the manifest's `metaData.remoteEntry` (path and name)
+ * beside the manifest, which is where the runtime resolves it when `publicPath` is `auto`. Its hash is the
+ * one the shell enforces, so it must be exactly this file; anything else is refused.
+ */
+export function remoteEntryFile(dir: string): string {
+  const manifestFile = join(dir, 'mf-manifest.json');
+  let metaData: { publicPath?: unknown; remoteEntry?: { path?: unknown; name?: unknown } } | undefined;
+  try {
+    metaData = (JSON.parse(readFileSync(manifestFile, 'utf8')) as { metaData?: typeof metaData }).metaData;
+  } catch (error) {
+    throw new ReleaseError(`${manifestFile} cannot be read as JSON.`, { cause: error });
+  }
+  const { path = '', name } = metaData?.remoteEntry ?? {};
+  if (typeof name !== 'string' || name === '' || typeof path !== 'string') {
+    throw new ReleaseError(`${manifestFile} names no metaData.remoteEntry: is it a Module Federation build?`);
+  }
+  if (metaData?.publicPath !== 'auto') {
+    throw new ReleaseError(
+      `${manifestFile} has publicPath ${JSON.stringify(metaData?.publicPath)}: build remotes with ` +
+        "publicPath 'auto' so browsers load remoteEntry.js from the release store, next to the manifest.",
+    );
+  }
+  const file = resolve(dir, path, name);
+  if (!file.startsWith(resolve(dir) + sep) || !existsSync(file)) {
+    throw new ReleaseError(`${manifestFile} names ${join(path, name)}, which is not in the release.`);
+  }
+  return file;
 }
 
 function fingerprint(dir: string): string {

@@ -33,6 +33,9 @@ export default defineConfig((_env, argv) => {
       cssFilename: production ? '[name].[contenthash:8].css' : '[name].css',
       cssChunkFilename: production ? '[name].[contenthash:8].css' : '[name].css',
       clean: true,
+      // The shell loads remoteEntry.js with the registry's integrity hash; the hashes of the chunks it loads
+      // in turn are written into it (SubresourceIntegrityPlugin), and SRI on another origin needs CORS.
+      crossOriginLoading: 'anonymous',
     },
     resolve: { extensions: ['.ts', '.tsx', '.js'] },
     module: {
@@ -54,6 +57,11 @@ export default defineConfig((_env, argv) => {
       ],
     },
     plugins: [
+      new rspack.SubresourceIntegrityPlugin({
+        hashFuncNames: ['sha384'],
+        enabled: production,
+        htmlPlugin: false,
+      }),
       new rspack.DefinePlugin({ __RELEASE_VERSION__: JSON.stringify(releaseVersion) }),
       new ModuleFederationPlugin({
         name: 'profile',

@@ -1,10 +1,16 @@
+// @vitest-environment happy-dom
 import type { RemoteDescriptor } from '@atrium/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-const runtime = vi.hoisted(() => ({ loadRemote: vi.fn(), registerRemotes: vi.fn() }));
+const runtime = vi.hoisted(() => ({
+  loadRemote: vi.fn(),
+  registerPlugins: vi.fn(),
+  registerRemotes: vi.fn(),
+}));
 vi.mock('@module-federation/enhanced/runtime', () => runtime);
 
-const { loadFeature, RemoteLoadError } = await import('./federation');
+const { integrityPlugin, loadFeature, registerFeatureRemotes, RemoteLoadError } =
+  await import('./federation');
 
 const slow: RemoteDescriptor = {
   name: 'slow',
@@ -58,5 +64,67 @@ describe('loadFeature', () => {
     await expect(loadFeature(slow, { retry: false, timeoutMs: 2_000 })).rejects.toThrow(
       'Slow does not export a Feature component.',
     );
+  });
+});
+
+describe('integrityPlugin', () => {
+  const signed: RemoteDescriptor = {
+    ...slow,
+    name: 'signed',
+    entry: 'http://remotes.test/signed/1.0.0/mf-manifest.json',
+    integrity: 'sha384-abc',
+  };
+  const entryUrl = 'http://remotes.test/signed/1.0.0/remoteEntry.js';
+  // What the runtime knows about a remote once its manifest is read: entry is then the remoteEntry.js URL.
+  const remoteInfo = (name: string) =>
+    ({
+      name,
+      entry: name === 'signed' ? entryUrl : 'http://remotes.test/slow/1.0.0/remoteEntry.js',
+    }) as never;
+  const createScript = (url: string, name: string) =>
+    integrityPlugin.createScript!({ url, remoteInfo: remoteInfo(name) });
+
+  it('is registered with the runtime along with the remotes', () => {
+    registerFeatureRemotes([signed, slow]);
+
+    expect(runtime.registerPlugins).toHaveBeenCalledWith([integrityPlugin]);
+    expect(runtime.registerRemotes).toHaveBeenCalledWith(
+      [
+        { name: 'signed', entry: signed.entry },
+        { name: 'slow', entry: slow.entry },
+      ],
+      { force: true },
+    );
+  });
+
+  it("loads a remote's remoteEntry.js with its registered integrity and CORS", () => {
+    registerFeatureRemotes([signed]);
+
+    const script = createScript(entryUrl, 'signed');
+    expect(script).toBeInstanceOf(HTMLScriptElement);
+    expect((script as HTMLScriptElement).integrity).toBe('sha384-abc');
+    expect((script as HTMLScriptElement).crossOrigin).toBe('anonymous');
+  });
+
+  it('leaves other scripts and remotes without a recorded hash to the runtime', () => {
+    registerFeatureRemotes([signed, slow]);
+
+    expect(createScript('http://remotes.test/signed/1.0.0/other.js', 'signed')).toBeUndefined();
+    expect(createScript('http://remotes.test/slow/1.0.0/remoteEntry.js', 'slow')).toBeUndefined();
+    expect(integrityPlugin.createScript!({ url: entryUrl })).toBeUndefined();
+  });
+
+  it('forgets a hash when the remote is listed again without one', () => {
+    registerFeatureRemotes([signed]);
+    registerFeatureRemotes([{ ...signed, integrity: null }]);
+
+    expect(createScript(entryUrl, 'signed')).toBeUndefined();
+  });
+
+  it("turns off the runtime's preloading of chunks, which would skip their hashes", async () => {
+    const preloadOps = [{ nameOrAlias: 'signed', exposes: ['./Feature'] }];
+
+    await integrityPlugin.beforePreloadRemote!({ preloadOps } as never);
+    expect(preloadOps).toEqual([]);
   });
 });

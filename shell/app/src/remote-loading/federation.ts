@@ -1,5 +1,10 @@
 import { FEATURE_MODULE, type RemoteDescriptor, type RemoteModule } from '@atrium/sdk';
-import { loadRemote, registerRemotes } from '@module-federation/enhanced/runtime';
+import {
+  loadRemote,
+  registerPlugins,
+  registerRemotes,
+  type ModuleFederationRuntimePlugin,
+} from '@module-federation/enhanced/runtime';
 
 /** Typed failure to load a remote's exposed module, rendered by the remote slot. */
 export class RemoteLoadError extends Error {
@@ -13,7 +18,37 @@ export class RemoteLoadError extends Error {
   }
 }
 
+/** SRI hash of each remote's registered remoteEntry.js, by remote name (see integrityPlugin). */
+const integrityByRemote = new Map<string, string>();
+
+/**
+ * Enforces the registry's integrity hashes. A remote's remoteEntry.js is loaded with `integrity` (and CORS,
+ * which SRI needs on another origin), so the browser refuses a file that differs from the one the release
+ * CLI hashed and the slot shows its error. Its chunks are covered by the hashes the remote's build writes
+ * into remoteEntry.js (SubresourceIntegrityPlugin); the runtime's preloading of them is turned off because
+ * the host would load them without those hashes.
+ */
+export const integrityPlugin: ModuleFederationRuntimePlugin = {
+  name: 'atrium-integrity',
+  beforePreloadRemote({ preloadOps }) {
+    preloadOps.length = 0;
+  },
+  createScript({ url, remoteInfo }) {
+    const integrity = remoteInfo?.entry === url ? integrityByRemote.get(remoteInfo.name) : undefined;
+    if (integrity === undefined) return undefined;
+    const script = document.createElement('script');
+    script.integrity = integrity;
+    script.crossOrigin = 'anonymous';
+    return script;
+  },
+};
+
 export function registerFeatureRemotes(remotes: readonly RemoteDescriptor[]): void {
+  registerPlugins([integrityPlugin]);
+  for (const { name, integrity } of remotes) {
+    if (integrity === null) integrityByRemote.delete(name);
+    else integrityByRemote.set(name, integrity);
+  }
   // force: a list fetched again (Retry) may point a remote at another release.
   registerRemotes(
     remotes.map(({ name, entry }) => ({ name, entry })),
