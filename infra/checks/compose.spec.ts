@@ -161,6 +161,8 @@ describe('docker-compose.yml', () => {
   it('publishes releases from an origin the API allows and the shell asks the registry for remotes', () => {
     const storeOrigin = new URL(services.publish!.environment!.ATRIUM_RELEASE_STORE_URL!).origin;
     expect(services.api!.environment!.ALLOWED_REMOTE_ORIGINS!.split(',')).toContain(storeOrigin);
+    // The shell's Content-Security-Policy lets scripts come from there.
+    expect(services.shell!.environment!.ATRIUM_REMOTE_ORIGINS!.split(' ')).toContain(storeOrigin);
     expect(services.shell!.environment!.ATRIUM_REMOTES_URL).toBe(
       `${services.shell!.environment!.ATRIUM_API_URL}/api/remotes`,
     );

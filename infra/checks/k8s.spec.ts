@@ -254,6 +254,9 @@ describe('infra/k8s overlay local', () => {
     expect(config('atrium-api-config').ALLOWED_REMOTE_ORIGINS).toBe(
       config('atrium-publish-config').ATRIUM_RELEASE_STORE_URL,
     );
+    expect(config('atrium-shell-config').ATRIUM_REMOTE_ORIGINS).toBe(
+      config('atrium-publish-config').ATRIUM_RELEASE_STORE_URL,
+    );
   });
 
   it('imports the realm file as it is, rendered for the overlay (run `node infra/k8s/realm-import.ts` when stale)', () => {

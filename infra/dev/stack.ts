@@ -139,6 +139,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       dir: join(repoRoot, 'shell/app/dist'),
       port: shellPort,
       host: 'localhost',
+      remoteOrigins: [releasesUrl],
       documents: {
         '/atrium.config.json': () => ({
           oidc: { authority: keycloak.issuer, clientId: 'atrium-shell' },

@@ -60,16 +60,75 @@ export function serveReleaseStore(options: {
   return listen(server, options.port, options.host);
 }
 
+/** Where the shell's Content-Security-Policy lets it load code and send requests. */
+export interface ShellOrigins {
+  /** The API base URL (apiBaseUrl of atrium.config.json). */
+  readonly apiUrl: string;
+  /** The OIDC authority, i.e. Keycloak's realm URL. */
+  readonly authority: string;
+  /** Where remotes are loaded from (the release store or its CDN). */
+  readonly remoteOrigins: readonly string[];
+}
+
+/**
+ * The shell's Content-Security-Policy, the same as its nginx container sends (shell/app/deploy, kept equal by
+ * static-servers.spec.ts), so the browser journeys prove it lets sign-in, the API and remotes work.
+ */
+export function shellContentSecurityPolicy({ apiUrl, authority, remoteOrigins }: ShellOrigins): string {
+  const remotes = remoteOrigins.join(' ');
+  return [
+    "default-src 'self'",
+    `script-src 'self' ${remotes}`,
+    `style-src 'self' ${remotes}`,
+    `img-src 'self' data: ${remotes}`,
+    `font-src 'self' ${remotes}`,
+    `connect-src 'self' ${apiUrl}/ ${authority}/ ${remotes}`,
+    "frame-ancestors 'none'",
+    "base-uri 'self'",
+    "object-src 'none'",
+    "form-action 'self'",
+  ].join('; ');
+}
+
+/** Security headers of every shell response, as its nginx container sends them. */
+export function shellSecurityHeaders(origins: ShellOrigins): {
+  'Content-Security-Policy': string;
+  'X-Content-Type-Options': string;
+  'Referrer-Policy': string;
+} {
+  return {
+    'Content-Security-Policy': shellContentSecurityPolicy(origins),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'strict-origin-when-cross-origin',
+  };
+}
+
 /**
  * The shell: its static build with a single-page-app fallback, plus the run-time documents the build
- * deliberately does not contain (where Keycloak, the API and the remotes are).
+ * deliberately does not contain (where Keycloak, the API and the remotes are). Every response carries the
+ * security headers, with the API and Keycloak taken from the `/atrium.config.json` document it serves.
  */
 export function serveShell(options: {
   dir: string;
   port: number;
   host: string;
   documents: Record<string, () => unknown>;
+  /** Where remotes are loaded from: allowed as script, style and connect sources. */
+  remoteOrigins: readonly string[];
 }): Promise<RunningServer> {
+  const securityHeaders = () => {
+    const config = options.documents['/atrium.config.json']?.() as
+      { apiBaseUrl?: string; oidc?: { authority?: string } } | undefined;
+    if (!config?.apiBaseUrl || !config.oidc?.authority) {
+      throw new Error('serveShell needs an /atrium.config.json document with apiBaseUrl and oidc.authority');
+    }
+    return shellSecurityHeaders({
+      apiUrl: config.apiBaseUrl.replace(/\/+$/, ''),
+      authority: config.oidc.authority.replace(/\/+$/, ''),
+      remoteOrigins: options.remoteOrigins,
+    });
+  };
+  securityHeaders(); // fail at start, not on the first request
   const files = sirv(options.dir, {
     single: true,
     etag: true,
@@ -81,6 +140,7 @@ export function serveShell(options: {
     },
   });
   const server = createServer((req, res) => {
+    for (const [name, value] of Object.entries(securityHeaders())) res.setHeader(name, value);
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const document = options.documents[path];
     if (document) {
