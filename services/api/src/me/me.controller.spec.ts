@@ -93,6 +93,9 @@ describe('/api/me on SQLite', () => {
     const token = await tokenFor('racer');
     const responses = await Promise.all([1, 2, 3].map(() => api.request({ url: '/api/me', token })));
     expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 200]);
+    const rows = await api.app.get(MikroORM).em.fork().find(UserProfile, { id: 'racer' });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ username: 'ada', theme: 'system' });
   });
 
   it('stores the theme and returns the updated document; later reads see it', async () => {

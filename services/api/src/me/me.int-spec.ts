@@ -6,7 +6,7 @@ import { MikroORM, RequestContext } from '@mikro-orm/core';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { fetchDeployerToken } from '../../test/integration-context.js';
+import { countRows, fetchDeployerToken } from '../../test/integration-context.js';
 import { type AccessTokenClaims, toAuthenticatedUser } from '../auth/access-token.js';
 import type { DatabaseTarget } from '../config/app-config.js';
 import { ormOptions } from '../database/orm-options.js';
@@ -79,7 +79,7 @@ describe.each([
   });
 });
 
-describe('profiles on PostgreSQL from claims wider than their columns', () => {
+describe('MeService on PostgreSQL: claims wider than their columns, racing first requests', () => {
   let api: TestApp;
 
   beforeAll(async () => {
@@ -90,16 +90,16 @@ describe('profiles on PostgreSQL from claims wider than their columns', () => {
     await api?.close();
   });
 
-  // The service as a request reaches it, with the claims of a token Keycloak could issue but we cannot
-  // mint there: a first and last name of 255 characters each make `name` 511 characters long.
+  // The service as a request reaches it, for callers no realm user here can be: claims Keycloak could
+  // issue (a first and last name of 255 characters each make `name` 511 long), or a subject never seen.
+  const userWith = (claims: Omit<AccessTokenClaims, 'sub'>) =>
+    toAuthenticatedUser({ sub: randomUUID(), exp: Math.floor(Date.now() / 1000) + 60, ...claims });
+  // Each call in a RequestContext of its own, as the interceptor gives every request.
+  const inRequest = <T>(handle: (me: MeService) => Promise<T>) =>
+    RequestContext.create(api.app.get(MikroORM).em, () => handle(api.app.get(MeService)));
   const getMe = (claims: Omit<AccessTokenClaims, 'sub'>) => {
-    const user = toAuthenticatedUser({
-      sub: randomUUID(),
-      exp: Math.floor(Date.now() / 1000) + 60,
-      ...claims,
-    });
-    const orm = api.app.get(MikroORM);
-    return RequestContext.create(orm.em, () => api.app.get(MeService).getMe(user));
+    const user = userWith(claims);
+    return inRequest((me) => me.getMe(user));
   };
 
   it("stores a 511-character Keycloak name cut to the column's 255 characters instead of failing", async () => {
@@ -121,6 +121,23 @@ describe('profiles on PostgreSQL from claims wider than their columns', () => {
     expect(me).toMatchObject({ username: me.sub, email: null, name: 'Ada Lovelace' });
     const row = await api.app.get(MikroORM).em.fork().findOneOrFail(UserProfile, { id: me.sub });
     expect(row).toMatchObject({ username: me.sub, email: null, name: 'Ada Lovelace' });
+  });
+
+  it("creates one profile when a new user's first reads and writes race on the connection pool", async () => {
+    const user = userWith({ preferred_username: 'racer', name: 'Ada Racer' });
+    const results = await Promise.all([
+      ...[1, 2, 3, 4].map(() => inRequest((me) => me.getMe(user))),
+      ...[1, 2].map(() => inRequest((me) => me.updatePreferences(user, { theme: 'dark' }))),
+    ]);
+    expect(results.map((me) => me.sub)).toEqual(Array(6).fill(user.sub));
+    expect(
+      await countRows(
+        inject('databaseUrl'),
+        `SELECT count(*)::int AS n FROM user_profile WHERE id = '${user.sub}'`,
+      ),
+    ).toBe(1);
+    const row = await api.app.get(MikroORM).em.fork().findOneOrFail(UserProfile, { id: user.sub });
+    expect(row).toMatchObject({ username: 'racer', name: 'Ada Racer', theme: 'dark' });
   });
 });
 
