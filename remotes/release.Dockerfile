@@ -21,6 +21,7 @@ COPY --from=manifests /manifests ./
 RUN npm ci --workspace shell/sdk --workspace remotes/profile --workspace remotes/admin \
       --include-workspace-root=false --no-audit --no-fund
 COPY tsconfig.base.json ./
+# All of the sdk: the remotes bundle against src/ and their rspack.config.ts imports build/ (@atrium/sdk/build).
 COPY shell/sdk shell/sdk
 COPY remotes remotes
 RUN npm run build --workspace remotes/profile --workspace remotes/admin \

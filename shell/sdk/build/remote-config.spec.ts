@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { defineRemoteConfig, readRemotePackageInfo, remoteFederationOptions } from './remote-config.ts';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'atrium-remote-config-'));
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const writePackage = (pkg: object) => writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg));
+const leavePackage = {
+  name: '@atrium/remote-time-off',
+  version: '1.2.0',
+  dependencies: { '@atrium/sdk': '0.1.0', react: '19.3.1', 'react-dom': '19.3.1' },
+  atrium: { remote: 'leave', title: 'Time off', route: '/time-off' },
+};
+const exposes = { './Feature': './src/feature.tsx' } as const;
+
+describe('defineRemoteConfig', () => {
+  it('names the container and its chunk-loading global after atrium.remote in package.json', () => {
+    writePackage(leavePackage);
+    const config = defineRemoteConfig({ dir, exposes, devPort: 4102 })({}, { mode: 'production' });
+    expect(config.output?.uniqueName).toBe('atrium_leave');
+    expect(config.context).toBe(dir);
+    expect(config.devServer).toMatchObject({ port: 4102, headers: { 'Access-Control-Allow-Origin': '*' } });
+  });
+
+  it('builds production files with content hashes and integrity into dist/, development files without', () => {
+    writePackage(leavePackage);
+    const define = defineRemoteConfig({ dir, exposes, devPort: 4102 });
+    const production = define({}, { mode: 'production' });
+    const development = define({}, { mode: 'development' });
+    expect(production.output).toMatchObject({
+      path: join(dir, 'dist'),
+      publicPath: 'auto',
+      filename: '[name].[contenthash:8].js',
+      crossOriginLoading: 'anonymous',
+    });
+    expect(production.devtool).toBe(false);
+    expect(development.mode).toBe('development');
+    expect(development.output?.filename).toBe('[name].js');
+  });
+
+  it('writes into ATRIUM_BUILD_DIR when the release CLI sets it', () => {
+    writePackage(leavePackage);
+    vi.stubEnv('ATRIUM_BUILD_DIR', join(dir, 'release'));
+    const config = defineRemoteConfig({ dir, exposes, devPort: 4102 })({}, { mode: 'production' });
+    expect(config.output?.path).toBe(join(dir, 'release'));
+  });
+});
+
+describe('remoteFederationOptions', () => {
+  it('shares react, react-dom and the sdk as provided-only singletons at the versions package.json lists', () => {
+    writePackage({ ...leavePackage, dependencies: { ...leavePackage.dependencies, react: '19.4.0' } });
+    const options = remoteFederationOptions(readRemotePackageInfo(dir), exposes);
+    expect(options).toMatchObject({
+      name: 'leave',
+      filename: 'remoteEntry.js',
+      exposes: { './Feature': './src/feature.tsx' },
+      experiments: { externalRuntime: true },
+    });
+    expect(options.shared).toEqual({
+      react: { singleton: true, import: false, requiredVersion: '^19.4.0' },
+      'react-dom': { singleton: true, import: false, requiredVersion: '^19.3.1' },
+      '@atrium/sdk': { singleton: true, import: false, requiredVersion: '^0.1.0' },
+    });
+  });
+});
+
+describe('readRemotePackageInfo', () => {
+  it('names every problem of a package.json that cannot be built as a remote', () => {
+    writePackage({ atrium: { remote: 'time-off' }, dependencies: { react: '19.3.1' } });
+    const read = () => readRemotePackageInfo(dir);
+    expect(read).toThrow(/"atrium\.remote" must be lowercase letters and digits/);
+    expect(read).toThrow(/"version" is missing/);
+    expect(read).toThrow(/must list react-dom/);
+    expect(read).toThrow(/must list @atrium\/sdk/);
+  });
+});

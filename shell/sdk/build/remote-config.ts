@@ -1,0 +1,191 @@
+import { ModuleFederationPlugin } from '@module-federation/enhanced/rspack';
+import { rspack, type RspackOptions } from '@rspack/core';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * What a remote's `rspack.config.ts` says about itself; everything else is the same for every remote.
+ */
+export interface RemoteConfigOptions {
+  /** The remote's folder, holding its package.json: pass `import.meta.dirname`. */
+  readonly dir: string;
+  /**
+   * The remote's one exposed module, loaded by the shell as `<remote>/Feature` (`FEATURE_MODULE`), mapped to
+   * its source file, e.g. `{ './Feature': './src/feature.tsx' }`.
+   */
+  readonly exposes: { readonly './Feature': string };
+  /** Port of `rspack serve` (`npm run dev`); give each remote its own. */
+  readonly devPort: number;
+}
+
+type ModuleFederationOptions = ConstructorParameters<typeof ModuleFederationPlugin>[0];
+
+/** The rspack config function a remote's `rspack.config.ts` exports as default. */
+export type RemoteConfigFunction = (env: Record<string, unknown>, argv: { mode?: string }) => RspackOptions;
+
+/** What the build reads from a remote's package.json. */
+export interface RemotePackageInfo {
+  /** `atrium.remote`: the Module Federation container name and the registry name. */
+  readonly remote: string;
+  readonly version: string;
+  /** The versions of the shared singletons the remote was built against. */
+  readonly dependencies: Readonly<Record<SharedSingleton, string>>;
+}
+
+/** The libraries the shell provides to every remote as singletons. */
+export const SHARED_SINGLETONS = ['react', 'react-dom', '@atrium/sdk'] as const;
+type SharedSingleton = (typeof SHARED_SINGLETONS)[number];
+
+// The container name becomes a JavaScript global (and uniqueName a chunk-loading global), so it must be a
+// plain identifier; the README asks for lowercase letters and digits.
+const REMOTE_NAME = /^[a-z][a-z0-9]*$/;
+
+/**
+ * Reads and checks the remote's package.json, naming every problem at once so a new remote's mistakes
+ * show up on its first build rather than in the browser.
+ */
+export function readRemotePackageInfo(dir: string): RemotePackageInfo {
+  const file = join(dir, 'package.json');
+  const pkg = JSON.parse(readFileSync(file, 'utf8')) as {
+    version?: unknown;
+    dependencies?: Record<string, unknown>;
+    atrium?: { remote?: unknown };
+  };
+  const problems: string[] = [];
+  const remote = pkg.atrium?.remote;
+  if (typeof remote !== 'string' || !REMOTE_NAME.test(remote)) {
+    problems.push(`"atrium.remote" must be lowercase letters and digits, starting with a letter`);
+  }
+  if (typeof pkg.version !== 'string') problems.push(`"version" is missing`);
+  const dependencies: Partial<Record<SharedSingleton, string>> = {};
+  for (const name of SHARED_SINGLETONS) {
+    const version = pkg.dependencies?.[name];
+    if (typeof version === 'string') dependencies[name] = version;
+    else
+      problems.push(`"dependencies" must list ${name} (the shell provides it; the build needs its version)`);
+  }
+  if (problems.length > 0)
+    throw new Error(`${file} cannot be built as an Atrium remote:\n- ${problems.join('\n- ')}`);
+  return {
+    remote: remote as string,
+    version: pkg.version as string,
+    dependencies: dependencies as Record<SharedSingleton, string>,
+  };
+}
+
+/**
+ * The Module Federation options of a remote: its container, its one exposed module and the shell's singletons.
+ */
+export function remoteFederationOptions(
+  pkg: RemotePackageInfo,
+  exposes: RemoteConfigOptions['exposes'],
+): ModuleFederationOptions {
+  return {
+    name: pkg.remote,
+    // remoteEntry.js keeps a stable name: the manifest points at it and the release store serves it
+    // under an immutable versioned path.
+    filename: 'remoteEntry.js',
+    exposes: { ...exposes },
+    // import: false — the shell always provides these; bundling a fallback copy would only add bytes
+    // and risk a second React (hooks break) or a second sdk context (useAtrium() finds nothing).
+    shared: Object.fromEntries(
+      SHARED_SINGLETONS.map((name) => [
+        name,
+        { singleton: true, import: false, requiredVersion: `^${pkg.dependencies[name]}` },
+      ]),
+    ),
+    dts: false,
+    // Uses the federation runtime the shell provides (provideExternalRuntime) instead of its own copy.
+    experiments: { externalRuntime: true, optimization: { target: 'web' } },
+  };
+}
+
+/**
+ * The rspack configuration of an Atrium remote: a Module Federation container exposing `./Feature`,
+ * sharing react, react-dom and `@atrium/sdk` with the shell, using the shell's federation runtime and
+ * writing its chunks' integrity hashes into `remoteEntry.js`.
+ *
+ * The container name (and `uniqueName`, `atrium_<remote>`) is `atrium.remote` from the remote's package.json,
+ * so it always matches the name the registry lists. Environment: `ATRIUM_BUILD_DIR` (output folder, default
+ * `dist/`) and `ATRIUM_RELEASE_VERSION` (`__RELEASE_VERSION__`, default package.json's version), both set by
+ * the release CLI.
+ *
+ * @example
+ * ```ts
+ * // remotes/<name>/rspack.config.ts
+ * import { defineRemoteConfig } from '@atrium/sdk/build';
+ *
+ * export default defineRemoteConfig({
+ *   dir: import.meta.dirname,
+ *   exposes: { './Feature': './src/feature.tsx' },
+ *   devPort: 4102,
+ * });
+ * ```
+ */
+export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFunction {
+  const pkg = readRemotePackageInfo(options.dir);
+  // The release CLI sets ATRIUM_RELEASE_VERSION when it publishes a version other than package.json's.
+  const releaseVersion = process.env.ATRIUM_RELEASE_VERSION ?? pkg.version;
+
+  return (_env, argv) => {
+    const production = argv.mode !== 'development';
+    return {
+      mode: production ? 'production' : 'development',
+      target: ['web', 'es2022'],
+      context: options.dir,
+      // The container entry is all a remote needs; no page of its own.
+      entry: {},
+      devtool: production ? false : 'cheap-module-source-map',
+      output: {
+        // The release CLI builds each release into a folder of its own, leaving dist/ to development.
+        path: process.env.ATRIUM_BUILD_DIR ?? join(options.dir, 'dist'),
+        // Resolved from remoteEntry.js's own URL, so one build serves from any versioned path
+        // (e.g. http://localhost:4100/profile/1.0.0/).
+        publicPath: 'auto',
+        uniqueName: `atrium_${pkg.remote}`,
+        filename: production ? '[name].[contenthash:8].js' : '[name].js',
+        chunkFilename: production ? '[name].[contenthash:8].js' : '[name].js',
+        cssFilename: production ? '[name].[contenthash:8].css' : '[name].css',
+        cssChunkFilename: production ? '[name].[contenthash:8].css' : '[name].css',
+        clean: true,
+        // The shell loads remoteEntry.js with the registry's integrity hash; the hashes of the chunks it
+        // loads in turn are written into it (SubresourceIntegrityPlugin), and SRI on another origin needs CORS.
+        crossOriginLoading: 'anonymous',
+      },
+      resolve: { extensions: ['.ts', '.tsx', '.js'] },
+      module: {
+        rules: [
+          {
+            test: /\.tsx?$/,
+            exclude: /node_modules/,
+            loader: 'builtin:swc-loader',
+            options: {
+              jsc: {
+                target: 'es2022',
+                parser: { syntax: 'typescript', tsx: true },
+                transform: { react: { runtime: 'automatic', development: !production } },
+              },
+            },
+            type: 'javascript/auto',
+          },
+          { test: /\.css$/, type: 'css' },
+        ],
+      },
+      plugins: [
+        new rspack.SubresourceIntegrityPlugin({
+          hashFuncNames: ['sha384'],
+          enabled: production,
+          htmlPlugin: false,
+        }),
+        new rspack.DefinePlugin({ __RELEASE_VERSION__: JSON.stringify(releaseVersion) }),
+        new ModuleFederationPlugin(remoteFederationOptions(pkg, options.exposes)),
+      ],
+      devServer: {
+        port: options.devPort,
+        host: 'localhost',
+        headers: { 'Access-Control-Allow-Origin': '*' },
+      },
+      performance: { hints: false },
+    };
+  };
+}
