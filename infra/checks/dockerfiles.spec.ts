@@ -181,6 +181,36 @@ describe('Dockerfiles', () => {
     expect([...built].sort()).toEqual(remotes.sort());
   });
 
+  it('the remotes release step copies every file the sdk exports (the remotes build config included) before building', () => {
+    const content = readFileSync(join(root, 'remotes/release.Dockerfile'), 'utf8');
+    const stage = stagesOf(content).find((candidate) =>
+      runCommands(candidate).some((command) => workspacesOf(command, 'run build').length > 0),
+    )!;
+    const buildAt = stage.instructions.findIndex(
+      (instruction) =>
+        instruction.getKeyword() === 'RUN' &&
+        workspacesOf((instruction.getArgumentsContent() ?? '').replace(/\\\n/g, ' '), 'run build').length > 0,
+    );
+    // Sources copied from the build context (not from another stage) before the build runs.
+    const sources = stage.instructions
+      .slice(0, buildAt)
+      .filter((instruction) => instruction.getKeyword() === 'COPY')
+      .map((instruction) => instruction.getArguments().map((argument) => argument.getValue()))
+      .filter((args) => !args.some((arg) => arg.startsWith('--from')))
+      .flatMap((args) => args.filter((arg) => !arg.startsWith('--')).slice(0, -1));
+    const sdk = JSON.parse(readFileSync(join(root, 'shell/sdk/package.json'), 'utf8')) as {
+      exports: Record<string, string>;
+    };
+    const exported = Object.values(sdk.exports).map((file) => join('shell/sdk', file));
+    expect(exported).toContain('shell/sdk/build/remote-config.ts');
+    for (const file of exported) {
+      const copied = sources.some(
+        (source) => source === '.' || file === source || file.startsWith(`${source.replace(/\/$/, '')}/`),
+      );
+      expect(copied, `remotes/release.Dockerfile does not copy ${file} before the build`).toBe(true);
+    }
+  });
+
   it('.dockerignore keeps dependencies, builds, local data and secrets out of the build context', () => {
     const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
     for (const pattern of ['**/node_modules', '**/dist', '.data', '.git', '.env']) {
