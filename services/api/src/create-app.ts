@@ -2,10 +2,17 @@ import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { type FastifyInstance, LogController } from 'fastify';
+import {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
 import { BEARER_SCHEME, problemComponent, toOpenApiSchema } from './common/openapi/api-docs.decorators.js';
+import { ProblemFilter } from './common/errors/problem.filter.js';
 import { createRootLogger, PinoNestLogger, requestIdOf } from './common/logging/logger.js';
 import type { AppConfig } from './config/app-config.js';
 
@@ -42,6 +49,10 @@ export async function createApp(
     // No Nest middleware (the MikroORM request context is an interceptor): without @fastify/middie, no
     // request pays for its path matching. Nest middleware added later needs this switched back off.
     skipMiddie: true,
+    // Errors Fastify's router raises before a route (and so Nest's filter) is reached get the same
+    // problem+json answer as everything else.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      new ProblemFilter().respond(error, request, reply),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: options.logger ?? new PinoNestLogger(rootLogger.child({ component: 'nest' })),

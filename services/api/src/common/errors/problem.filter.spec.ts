@@ -46,6 +46,18 @@ describe('problem+json for every failure', () => {
     expect(response.json<{ type: string }>().type).toBe('urn:atrium:problem:not_found');
   });
 
+  it('answers errors of the router itself (bad percent-encoding, over-long segment) with problem+json', async () => {
+    const badEncoding = await api.request({ url: '/api/%zz' });
+    expect(badEncoding.statusCode).toBe(400);
+    expect(badEncoding.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(badEncoding.json()).toMatchObject({ status: 400, code: 'malformed_request' });
+
+    const longSegment = await api.request({ url: `/api/remotes/${'a'.repeat(150)}/versions` });
+    expect(longSegment.statusCode).toBe(414);
+    expect(longSegment.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(longSegment.json()).toMatchObject({ status: 414, code: 'request_rejected' });
+  });
+
   it('answers a body that is not JSON with 400 malformed_request', async () => {
     const response = await api.request({
       method: 'PUT',

@@ -84,8 +84,14 @@ export class ProblemFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    const reply = http.getResponse<FastifyReply>();
+    this.respond(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+  }
+
+  /**
+   * Answers `exception` as problem+json. Also called by Fastify for the errors its router raises before Nest
+   * sees the request (a bad percent-encoding, an over-long path segment): see `createApp`.
+   */
+  respond(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const problem = this.toProblem(exception, request);
     const body: ProblemDocument = {
       type: problemType(problem.code),
