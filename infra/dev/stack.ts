@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { ensureKeycloak } from '../keycloak/keycloak.ts';
 import { listRemotePackages, publishRelease, type ReleaseTarget } from '../release/publish-release.ts';
 import { ReleaseError } from '../release/release-error.ts';
+import { fingerprint, ReleaseConflictError } from '../release/release-store.ts';
 import { VersionExistsError } from '../release/registry-client.ts';
 import { startApiProxy } from './api-proxy.ts';
 import { run, startProcess, waitForHttp, type ManagedProcess } from './processes.ts';
@@ -181,19 +182,44 @@ async function publishBundledRemotes(
 ): Promise<RemoteDescriptor[]> {
   const remotes: RemoteDescriptor[] = [];
   for (const remote of listRemotePackages(repoRoot)) {
-    const { atrium, version } = remote;
-    const name = `${atrium.remote} ${version}`;
-    try {
-      await publishRelease({
+    const { atrium } = remote;
+    const publish = (version: string, build: boolean) =>
+      publishRelease({
         remote,
         target,
-        build: false,
+        version,
+        build,
         activate: true,
         log: (line) => log(`release ${atrium.remote}: ${line}`),
       });
+    let version = remote.version;
+    try {
+      await publish(version, false);
     } catch (error) {
       if (error instanceof VersionExistsError) {
-        log(`release ${atrium.remote}: ${name} is already registered; activation left as it is`);
+        log(
+          `release ${atrium.remote}: ${atrium.remote} ${version} is already registered; activation left as it is`,
+        );
+      } else if (error instanceof ReleaseConflictError) {
+        // The local build differs from the release already stored under this version (the code changed since
+        // it was published). Releases are immutable, so the local build goes out as a development prerelease
+        // named after its contents, and becomes the active one: `npm start` always shows the code you have.
+        version = `${remote.version}-dev.${fingerprint(join(remote.dir, 'dist')).slice(0, 8)}`;
+        log(
+          `release ${atrium.remote}: the local build differs from the stored ${remote.version}; publishing it as ${version}`,
+        );
+        try {
+          await publish(version, true);
+        } catch (retryError) {
+          if (!(retryError instanceof ReleaseError)) throw retryError;
+          if (!(retryError instanceof VersionExistsError)) {
+            log(`release ${atrium.remote}: NOT published: ${retryError.message}`);
+            continue;
+          }
+          log(
+            `release ${atrium.remote}: ${atrium.remote} ${version} is already registered; activation left as it is`,
+          );
+        }
       } else if (error instanceof ReleaseError) {
         // The rest of the platform still starts: the shell shows what the registry lists.
         log(`release ${atrium.remote}: NOT published: ${error.message}`);

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ReleaseError } from './release-error.ts';
-import { integrityOf, remoteEntryFile, uploadRelease } from './release-store.ts';
+import {
+  fingerprint,
+  integrityOf,
+  ReleaseConflictError,
+  remoteEntryFile,
+  uploadRelease,
+} from './release-store.ts';
 
 let work: string;
 beforeEach(() => {
@@ -41,9 +47,18 @@ describe('uploadRelease', () => {
 
     uploadRelease({ sourceDir: first, ...target });
     expect(uploadRelease({ sourceDir: same, ...target })).toBe('already-present');
-    expect(() => uploadRelease({ sourceDir: changed, ...target })).toThrow(ReleaseError);
+    expect(() => uploadRelease({ sourceDir: changed, ...target })).toThrow(ReleaseConflictError);
     expect(() => uploadRelease({ sourceDir: changed, ...target })).toThrow(/immutable/);
     expect(readFileSync(join(storeDir(), 'profile/1.0.0/remoteEntry.js'), 'utf8')).toBe('var p = 1;');
+  });
+
+  it('fingerprints a build by its file names and contents', () => {
+    const a = build({ 'mf-manifest.json': '{}', 'remoteEntry.js': 'var p = 1;' });
+    const same = build({ 'mf-manifest.json': '{}', 'remoteEntry.js': 'var p = 1;' });
+    const renamed = build({ 'mf-manifest.json': '{}', 'entry.js': 'var p = 1;' });
+    expect(fingerprint(a)).toBe(fingerprint(same));
+    expect(fingerprint(a)).not.toBe(fingerprint(renamed));
+    expect(fingerprint(a)).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('refuses a folder that is not a build', () => {

@@ -12,6 +12,11 @@ import {
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ReleaseError } from './release-error.ts';
 
+/** A version is already in the store with other files: releases are immutable, so it cannot be replaced. */
+export class ReleaseConflictError extends ReleaseError {
+  override name = 'ReleaseConflictError';
+}
+
 /** What {@link uploadRelease} did. */
 export type UploadOutcome = 'uploaded' | 'already-present';
 
@@ -38,7 +43,7 @@ export function uploadRelease(options: UploadOptions): UploadOutcome {
   }
   if (existsSync(target)) {
     if (fingerprint(target) === fingerprint(options.sourceDir)) return 'already-present';
-    throw new ReleaseError(
+    throw new ReleaseConflictError(
       `${options.remote} ${options.version} is already in the release store (${target}) with different ` +
         'files. Releases are immutable: publish a new version (bump package.json or pass --version).',
     );
@@ -95,7 +100,8 @@ export function remoteEntryFile(dir: string): string {
   return file;
 }
 
-function fingerprint(dir: string): string {
+/** A digest of every file under `dir` (names and contents), the same for the same build. */
+export function fingerprint(dir: string): string {
   const hash = createHash('sha256');
   for (const file of listFiles(dir, dir)) {
     hash.update(`${file}\0`);
