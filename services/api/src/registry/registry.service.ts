@@ -161,18 +161,8 @@ export class RegistryService {
         },
         now,
       );
-      if (input.activate) {
-        this.audit.record(
-          em,
-          {
-            actor: user.actor,
-            action: 'remote.version.activated',
-            target: `${name}@${input.version}`,
-            details: { remote: name, version: input.version, previousVersion: previous?.version ?? null },
-          },
-          now,
-        );
-      }
+      if (input.activate)
+        this.recordActivation(em, user, name, input.version, previous?.version ?? null, now);
       await em.flush();
       const activeVersion = input.activate ? input.version : await activeVersionOf(em, name);
       return { remote: toDetail(remote, activeVersion), version: toVersionDoc(version) };
@@ -192,21 +182,33 @@ export class RegistryService {
         target.active = true;
         const now = new Date();
         remote.updatedAt = now;
-        this.audit.record(
-          em,
-          {
-            actor: user.actor,
-            action: 'remote.version.activated',
-            target: `${name}@${input.version}`,
-            details: { remote: name, version: input.version, previousVersion: previous?.version ?? null },
-          },
-          now,
-        );
+        this.recordActivation(em, user, name, input.version, previous?.version ?? null, now);
         // Deactivate before activating: the flush order within one unit of work follows change order.
         await em.flush();
       }
       return toDetail(remote, input.version);
     });
+  }
+
+  /** The audit event of a version becoming the active one, by publish or by activation alike. */
+  private recordActivation(
+    em: EntityManager,
+    user: AuthenticatedUser,
+    name: string,
+    version: string,
+    previousVersion: string | null,
+    now: Date,
+  ): void {
+    this.audit.record(
+      em,
+      {
+        actor: user.actor,
+        action: 'remote.version.activated',
+        target: `${name}@${version}`,
+        details: { remote: name, version, previousVersion },
+      },
+      now,
+    );
   }
 
   async history(name: string): Promise<{ remote: RemoteDetail; versions: VersionDoc[] }> {
