@@ -1,4 +1,5 @@
 import { ModuleFederationPlugin } from '@module-federation/enhanced/rspack';
+import { bundleDefaults } from '@atrium/sdk/build';
 import { defineConfig } from '@rspack/cli';
 import { rspack } from '@rspack/core';
 import { readFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ const caret = (name: string) => `^${pkg.dependencies[name]}`;
 
 export default defineConfig((_env, argv) => {
   const production = argv.mode !== 'development';
+  const defaults = bundleDefaults(production);
   return {
     mode: production ? 'production' : 'development',
     target: ['web', 'es2022'],
@@ -22,32 +24,11 @@ export default defineConfig((_env, argv) => {
       // Absolute, so deep links served through the SPA fallback (/profile/x) still find their chunks.
       publicPath: '/',
       uniqueName: 'atrium_shell',
-      filename: production ? '[name].[contenthash:8].js' : '[name].js',
-      chunkFilename: production ? '[name].[contenthash:8].js' : '[name].js',
-      cssFilename: production ? '[name].[contenthash:8].css' : '[name].css',
-      cssChunkFilename: production ? '[name].[contenthash:8].css' : '[name].css',
+      ...defaults.filenames,
       clean: true,
     },
-    resolve: { extensions: ['.ts', '.tsx', '.js'] },
-    module: {
-      rules: [
-        {
-          test: /\.tsx?$/,
-          exclude: /node_modules/,
-          loader: 'builtin:swc-loader',
-          options: {
-            jsc: {
-              // Evergreen browsers only: down-levelling to ES5 would double the size of our own code.
-              target: 'es2022',
-              parser: { syntax: 'typescript', tsx: true },
-              transform: { react: { runtime: 'automatic', development: !production } },
-            },
-          },
-          type: 'javascript/auto',
-        },
-        { test: /\.css$/, type: 'css' },
-      ],
-    },
+    resolve: defaults.resolve,
+    module: defaults.module,
     plugins: [
       new rspack.HtmlRspackPlugin({ template: './public/index.html' }),
       new rspack.CopyRspackPlugin({

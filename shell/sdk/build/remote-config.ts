@@ -74,6 +74,47 @@ export function readRemotePackageInfo(dir: string): RemotePackageInfo {
 }
 
 /**
+ * How the shell and every remote compile: TypeScript and JSX with swc for evergreen browsers (down-levelling
+ * to ES5 would double the size of our own code), CSS as modules of the bundle, content-hashed file names in
+ * production. One definition, so the host and its remotes never drift apart.
+ */
+export function bundleDefaults(production: boolean) {
+  const name = (extension: string) =>
+    production ? `[name].[contenthash:8].${extension}` : `[name].${extension}`;
+  return {
+    filenames: {
+      filename: name('js'),
+      chunkFilename: name('js'),
+      cssFilename: name('css'),
+      cssChunkFilename: name('css'),
+    },
+    resolve: { extensions: ['.ts', '.tsx', '.js'] },
+    module: {
+      rules: [
+        {
+          test: /\.tsx?$/,
+          exclude: /node_modules/,
+          loader: 'builtin:swc-loader',
+          options: {
+            jsc: {
+              target: 'es2022',
+              parser: { syntax: 'typescript', tsx: true },
+              transform: { react: { runtime: 'automatic', development: !production } },
+            },
+          },
+          type: 'javascript/auto',
+        },
+        { test: /\.css$/, type: 'css' },
+      ],
+    },
+  } satisfies {
+    filenames: RspackOptions['output'];
+    resolve: RspackOptions['resolve'];
+    module: RspackOptions['module'];
+  };
+}
+
+/**
  * The Module Federation options of a remote: its container, its one exposed module and the shell's singletons.
  */
 export function remoteFederationOptions(
@@ -129,6 +170,7 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
 
   return (_env, argv) => {
     const production = argv.mode !== 'development';
+    const defaults = bundleDefaults(production);
     return {
       mode: production ? 'production' : 'development',
       target: ['web', 'es2022'],
@@ -143,34 +185,14 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
         // (e.g. http://localhost:4100/profile/1.0.0/).
         publicPath: 'auto',
         uniqueName: `atrium_${pkg.remote}`,
-        filename: production ? '[name].[contenthash:8].js' : '[name].js',
-        chunkFilename: production ? '[name].[contenthash:8].js' : '[name].js',
-        cssFilename: production ? '[name].[contenthash:8].css' : '[name].css',
-        cssChunkFilename: production ? '[name].[contenthash:8].css' : '[name].css',
+        ...defaults.filenames,
         clean: true,
         // The shell loads remoteEntry.js with the registry's integrity hash; the hashes of the chunks it
         // loads in turn are written into it (SubresourceIntegrityPlugin), and SRI on another origin needs CORS.
         crossOriginLoading: 'anonymous',
       },
-      resolve: { extensions: ['.ts', '.tsx', '.js'] },
-      module: {
-        rules: [
-          {
-            test: /\.tsx?$/,
-            exclude: /node_modules/,
-            loader: 'builtin:swc-loader',
-            options: {
-              jsc: {
-                target: 'es2022',
-                parser: { syntax: 'typescript', tsx: true },
-                transform: { react: { runtime: 'automatic', development: !production } },
-              },
-            },
-            type: 'javascript/auto',
-          },
-          { test: /\.css$/, type: 'css' },
-        ],
-      },
+      resolve: defaults.resolve,
+      module: defaults.module,
       plugins: [
         new rspack.SubresourceIntegrityPlugin({
           hashFuncNames: ['sha384'],
