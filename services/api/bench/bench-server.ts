@@ -5,6 +5,7 @@ import Fastify, { LogController } from 'fastify';
 import { pino } from 'pino';
 import type * as Api from '../src/index.ts';
 import type * as Logging from '../src/common/logging/logger.ts';
+import type * as ResponseHeaders from '../src/common/http/response-headers.ts';
 
 // The built API (decorators need compiling); typed by its sources.
 const { createApp, loadConfig, migrateDatabase, JwtAuthGuard } = (await import(
@@ -13,24 +14,14 @@ const { createApp, loadConfig, migrateDatabase, JwtAuthGuard } = (await import(
 const { createRootLogger, requestIdOf } = (await import(
   new URL('../dist/common/logging/logger.js', import.meta.url).href
 )) as typeof Logging;
+const { SECURITY_HEADERS } = (await import(
+  new URL('../dist/common/http/response-headers.js', import.meta.url).href
+)) as typeof ResponseHeaders;
 
-// What the API's useSecurityHeaders and CORS set on a response to a request without Origin, written out.
+// The API's headers on a response to a request without Origin: its security headers, and what @fastify/cors
+// adds with its origin allowlist, written out.
 const STATIC_HEADERS = {
-  'content-security-policy':
-    "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'none';" +
-    "img-src 'self' data:;object-src 'none';script-src 'self';script-src-attr 'none';" +
-    "style-src 'self' 'unsafe-inline';upgrade-insecure-requests",
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-site',
-  'origin-agent-cluster': '?1',
-  'referrer-policy': 'no-referrer',
-  'strict-transport-security': 'max-age=31536000; includeSubDomains',
-  'x-content-type-options': 'nosniff',
-  'x-dns-prefetch-control': 'off',
-  'x-download-options': 'noopen',
-  'x-frame-options': 'SAMEORIGIN',
-  'x-permitted-cross-domain-policies': 'none',
-  'x-xss-protection': '0',
+  ...SECURITY_HEADERS,
   vary: 'Origin',
   'access-control-expose-headers': 'X-Request-Id, Retry-After, WWW-Authenticate',
 };
@@ -88,7 +79,7 @@ if (mode === 'bare') {
     };
     guard.canActivate = (context: ExecutionContext) => {
       context.switchToHttp().getRequest<{ user?: unknown }>().user = user;
-      return Promise.resolve(true);
+      return true;
     };
   }
   await app.listen({ port: config.port, host: '127.0.0.1' });

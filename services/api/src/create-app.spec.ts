@@ -79,12 +79,56 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
     expect(response.body).toContain('swagger');
   });
 
-  it('sends security headers', async () => {
-    const response = await api.request({ url: '/api/health/live' });
-    expect(response.headers['x-content-type-options']).toBe('nosniff');
-    expect(response.headers['strict-transport-security']).toBeDefined();
-    expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-    expect(response.headers['x-powered-by']).toBeUndefined();
+  it('sends security headers and the request id on every answer: success, refusal, 404 and router errors', async () => {
+    const answers = await Promise.all([
+      api.request({ url: '/api/health/live' }),
+      api.request({ url: '/api/me' }),
+      api.request({ url: '/api/no-such-route' }),
+      api.request({ url: '/api/%zz' }),
+      api.request({ url: '/api/docs' }),
+    ]);
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 401, 404, 400, 200]);
+    for (const answer of answers) {
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+      expect(answer.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+      expect(answer.headers['cross-origin-resource-policy']).toBe('same-site');
+      expect(answer.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(answer.headers['content-security-policy']).toContain("style-src 'self' 'unsafe-inline'");
+      expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(answer.headers['x-powered-by']).toBeUndefined();
+    }
+  });
+
+  it('allows CORS for the configured origins only, on refusals too, so the browser can read the problem', async () => {
+    const allowed = 'http://localhost:4000';
+    expect(api.config.corsOrigins).toEqual([allowed]);
+    const refused = await api.request({ url: '/api/me', headers: { origin: allowed } });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers['access-control-allow-origin']).toBe(allowed);
+    expect(refused.headers['access-control-expose-headers']).toBe(
+      'X-Request-Id, Retry-After, WWW-Authenticate',
+    );
+    expect(refused.headers['vary']).toBe('Origin');
+
+    const preflight = await api.request({
+      method: 'OPTIONS',
+      url: '/api/me/preferences',
+      headers: {
+        origin: allowed,
+        'access-control-request-method': 'PUT',
+        'access-control-request-headers': 'authorization, content-type',
+      },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe(allowed);
+    expect(preflight.headers['access-control-allow-methods']).toContain('PUT');
+    expect(preflight.headers['access-control-allow-headers']).toBe(
+      'Authorization, Content-Type, X-Request-Id',
+    );
+    expect(preflight.headers['access-control-max-age']).toBe('600');
+
+    const stranger = await api.request({ url: '/api/health/live', headers: { origin: 'https://evil.test' } });
+    expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('returns the client X-Request-Id, or a fresh one, and logs it', async () => {

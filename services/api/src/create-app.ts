@@ -1,3 +1,4 @@
+import fastifyCors from '@fastify/cors';
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -13,6 +14,7 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
 import { BEARER_SCHEME, problemComponent, toOpenApiSchema } from './common/openapi/api-docs.decorators.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
+import { setResponseHeaders } from './common/http/response-headers.js';
 import { createRootLogger, PinoNestLogger, requestIdOf } from './common/logging/logger.js';
 import type { AppConfig } from './config/app-config.js';
 
@@ -49,37 +51,28 @@ export async function createApp(
     // No Nest middleware (the MikroORM request context is an interceptor): without @fastify/middie, no
     // request pays for its path matching. Nest middleware added later needs this switched back off.
     skipMiddie: true,
-    // Errors Fastify's router raises before a route (and so Nest's filter) is reached get the same
-    // problem+json answer as everything else.
-    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
-      new ProblemFilter().respond(error, request, reply),
+    // Errors Fastify's router raises before a route, its hooks and Nest's filter are reached get the same
+    // headers and problem+json answer as everything else.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      setResponseHeaders(request, reply);
+      new ProblemFilter().respond(error, request, reply);
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: options.logger ?? new PinoNestLogger(rootLogger.child({ component: 'nest' })),
     abortOnError: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  // Request id and security headers, on the Fastify reply in one synchronous hook. Nest's
+  // `useSecurityHeaders()` and `enableCors()` write theirs to the Node.js response instead, which made every
+  // answer's headers go through Node's validation and merging a second time (docs/adr/0006).
   fastify.addHook('onRequest', (request, reply, done) => {
-    void reply.header('x-request-id', request.id);
+    setResponseHeaders(request, reply);
     done();
   });
-  // Nest's own security headers: helmet's headers and option names, resolved once at start-up and set by a
-  // synchronous hook. @fastify/helmet rebuilt its middleware (re-parsing the CSP) on every request.
-  app.useSecurityHeaders({
-    // Swagger UI's page needs inline styles and its own scripts; everything else is JSON.
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        frameAncestors: ["'none'"],
-      },
-    },
-    crossOriginResourcePolicy: { policy: 'same-site' },
-  });
   app.setGlobalPrefix('api');
-  app.enableCors({
+  // @fastify/cors on the Fastify instance itself: there is no Nest middleware for it to run before.
+  void fastify.register(fastifyCors, {
     origin: [...config.corsOrigins],
     methods: ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
