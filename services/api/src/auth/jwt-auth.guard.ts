@@ -11,6 +11,7 @@ import {
 import type { AuthenticatedUser } from './access-token.js';
 import { IS_PUBLIC_KEY } from './public.decorator.js';
 import { JWT_STRATEGY } from './jwt.strategy.js';
+import { RouteMetadata } from './route-metadata.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
 // RFC 6750 §2.1: b64token after exactly one space.
@@ -49,17 +50,16 @@ function carriesTokenOutsideHeader(request: FastifyRequest): 'query string' | 'b
 @Injectable()
 export class JwtAuthGuard extends AuthGuard(JWT_STRATEGY) {
   private readonly cache = new VerifiedTokenCache();
+  private readonly isPublic: RouteMetadata<boolean>;
 
-  constructor(private readonly reflector: Reflector) {
+  constructor(reflector: Reflector) {
     super();
+    this.isPublic = new RouteMetadata(reflector, IS_PUBLIC_KEY);
   }
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_KEY, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    if (isPublic) return true;
+  /** Synchronous for public routes and cached tokens; only a token seen for the first time is awaited. */
+  override canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    if (this.isPublic.of(context)) return true;
     const request = context.switchToHttp().getRequest<AuthRequest>();
     const misplaced = carriesTokenOutsideHeader(request);
     if (misplaced) {
@@ -78,6 +78,10 @@ export class JwtAuthGuard extends AuthGuard(JWT_STRATEGY) {
       request.user = cached;
       return true;
     }
+    return this.verify(context, request, token);
+  }
+
+  private async verify(context: ExecutionContext, request: AuthRequest, token: string): Promise<boolean> {
     const accepted = (await super.canActivate(context)) as boolean;
     if (accepted && request.user) this.cache.set(token, request.user);
     return accepted;
