@@ -2,21 +2,23 @@
 //
 // Starts, against a locally minted issuer, (a) the API with authentication, (b) the same API with token
 // checking replaced by a fixed caller, and (d) bare Fastify; (c) is the API's public JSON route. Servers
-// run pinned to core 0, the load generator (autocannon) to core 1. After a warm-up, ROUNDS interleaved
-// rounds measure each target for DURATION seconds; the medians give auth_ratio = a/b and
-// framework_ratio = c/d. Any non-2xx response or error fails the run, and so does a difference between the
-// answers of (c) and (d) other than per-response values (date, request id).
+// run pinned to core 0, the load generator (autocannon, one long-lived process) to core 1. After a warm-up,
+// ROUNDS interleaved rounds measure each target for DURATION seconds. Each ratio is the median over the
+// rounds of that round's own ratio (a/b and c/d are measured back to back), so that the machine speeding up
+// or slowing down between rounds cancels out. Any non-2xx response or error fails the run, and so does a
+// difference between the answers of (c) and (d) other than per-response values (date, request id).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { startLocalIssuer } from '../test/local-issuer.ts';
 
-const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 9);
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 3);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 16);
 const here = import.meta.dirname;
-const autocannon = join(here, '..', '..', '..', 'node_modules', 'autocannon', 'autocannon.js');
 const haveTaskset = spawnSync('taskset', ['--version']).status === 0;
 const pinned = (core: number, command: string[]) =>
   haveTaskset ? ['taskset', '-c', String(core), ...command] : command;
@@ -64,24 +66,25 @@ interface Target {
   readonly authenticated: boolean;
 }
 
-function load(target: Target, seconds: number): number {
-  const args = ['-j', '-c', String(CONNECTIONS), '-d', String(seconds)];
-  if (target.authenticated) args.push('-H', `authorization=Bearer ${token}`);
-  const [command, ...rest] = pinned(1, [process.execPath, autocannon, ...args, target.url]);
-  const run = spawnSync(command as string, rest, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
-  if (run.status !== 0) throw new Error(`autocannon failed: ${run.stderr}`);
-  const result = JSON.parse(run.stdout) as {
-    requests: { average: number };
-    non2xx: number;
-    errors: number;
-    timeouts: number;
+/** The load generator, started once; `load()` sends it one measurement at a time. */
+function startLoadGenerator() {
+  const [command, ...args] = pinned(1, [process.execPath, join(here, 'load-generator.ts')]);
+  const child = spawn(command as string, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  children.push(child);
+  const answers = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`load generator exited with ${code}`);
+  });
+  exited.catch(() => undefined); // raced below; unobserved once the run is over
+  return async (target: Target, seconds: number): Promise<number> => {
+    const headers = target.authenticated ? { authorization: `Bearer ${token}` } : {};
+    child.stdin.write(`${JSON.stringify({ url: target.url, seconds, connections: CONNECTIONS, headers })}\n`);
+    const answer = await Promise.race([answers.next(), exited]);
+    if (answer.done) throw new Error('the load generator stopped answering');
+    const result = JSON.parse(answer.value) as { requestsPerSecond: number; failures: number };
+    if (result.failures) throw new Error(`${target.label}: ${result.failures} non-2xx responses or errors`);
+    return result.requestsPerSecond;
   };
-  if (result.non2xx || result.errors || result.timeouts) {
-    throw new Error(
-      `${target.label}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
-    );
-  }
-  return result.requests.average;
 }
 
 // Values that differ between any two responses; their names must still match.
@@ -100,12 +103,13 @@ async function assertSameAnswer(left: string, right: string): Promise<void> {
   if (a !== b) throw new Error(`(c) and (d) answer differently:\n--- c\n${a}\n--- d\n${b}`);
 }
 
+const sorted = (values: number[]) => [...values].sort((x, y) => x - y);
 const median = (values: number[]) => {
-  const sorted = [...values].sort((x, y) => x - y);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  const ordered = sorted(values);
+  const middle = Math.floor(ordered.length / 2);
+  return ordered.length % 2
+    ? (ordered[middle] as number)
+    : ((ordered[middle - 1] as number) + (ordered[middle] as number)) / 2;
 };
 
 try {
@@ -147,26 +151,40 @@ try {
     `servers pinned to core 0, autocannon to core 1${haveTaskset ? '' : ' (taskset missing: NOT pinned)'}; ` +
       `${ROUNDS} rounds x ${DURATION} s, ${CONNECTIONS} connections`,
   );
-  for (const target of targets) load(target, 2);
-  const results = new Map<string, number[]>(targets.map((target) => [target.label, []]));
+  const load = startLoadGenerator();
+  for (const target of targets) await load(target, 2);
+  const rates = targets.map((): number[] => []);
   for (let round = 0; round < ROUNDS; round += 1) {
-    // Interleaved, alternating order, so drift (thermal, other load) hits every target alike.
-    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    // Interleaved, alternating order (a b c d, then d c b a), so drift hits every target alike and each
+    // ratio's two sides are always measured one after the other.
+    const order = round % 2 === 0 ? [0, 1, 2, 3] : [3, 2, 1, 0];
     const line: string[] = [];
-    for (const target of order) {
-      const rate = load(target, DURATION);
-      results.get(target.label)?.push(rate);
+    for (const index of order) {
+      const target = targets[index] as Target;
+      const rate = await load(target, DURATION);
+      rates[index]?.push(rate);
       line.push(`${target.label.slice(0, 1)}=${Math.round(rate)}`);
     }
     console.log(`round ${round + 1}: ${line.join(' ')} req/s`);
   }
-  const medians = targets.map((target) => median(results.get(target.label) ?? []));
   targets.forEach((target, index) =>
-    console.log(`${target.label}: median ${Math.round(medians[index] as number)} req/s`),
+    console.log(`${target.label}: median ${Math.round(median(rates[index] ?? []))} req/s`),
   );
-  const [a, b, c, d] = medians as [number, number, number, number];
-  console.log(`auth_ratio=${(a / b).toFixed(2)}`);
-  console.log(`framework_ratio=${(c / d).toFixed(2)}`);
+  const [a, b, c, d] = rates as [number[], number[], number[], number[]];
+  const perRound = (top: number[], bottom: number[]) =>
+    top.map((value, round) => value / (bottom[round] as number));
+  for (const [name, ratios] of [
+    ['auth_ratio', perRound(a, b)],
+    ['framework_ratio', perRound(c, d)],
+  ] as const) {
+    const ordered = sorted(ratios);
+    console.log(
+      `${name} per round: ${ratios.map((ratio) => ratio.toFixed(2)).join(' ')} ` +
+        `(lowest ${ordered[0]?.toFixed(2)}, highest ${ordered.at(-1)?.toFixed(2)})`,
+    );
+  }
+  console.log(`auth_ratio=${median(perRound(a, b)).toFixed(2)}`);
+  console.log(`framework_ratio=${median(perRound(c, d)).toFixed(2)}`);
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await issuer.close();
