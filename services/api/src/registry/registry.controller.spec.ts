@@ -264,6 +264,8 @@ describe('registry of remotes on SQLite', () => {
     ['an integrity that is not SRI', body('2.0.0', { integrity: 'md5-abc' }), 'integrity'],
     ['an empty title', body('2.0.0', { title: '' }), 'title'],
     ['a long title', body('2.0.0', { title: 'x'.repeat(81) }), 'title'],
+    ['a title with a NUL', body('2.0.0', { title: 'Time\u0000off' }), 'title'],
+    ['a title with a line break', body('2.0.0', { title: 'Time\noff' }), 'title'],
     ['a path without /', body('2.0.0', { path: 'time-off' }), 'path'],
     ['the root path', body('2.0.0', { path: '/' }), 'path'],
     ['a reserved path', body('2.0.0', { path: '/api/x' }), 'path'],

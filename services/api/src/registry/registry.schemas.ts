@@ -50,7 +50,13 @@ export const publishVersionSchema = z
       .string()
       .regex(SRI, 'must be a Subresource Integrity hash such as sha384-<base64>')
       .optional(),
-    title: z.string().trim().min(1, 'must not be empty').max(80, 'must be at most 80 characters'),
+    title: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(80, 'must be at most 80 characters')
+      // Shown as a navigation label: no NUL, line breaks or other control characters.
+      .regex(/^\P{Cc}*$/u, 'must not contain control characters'),
     path: z
       .string()
       .max(100, 'must be at most 100 characters')
