@@ -9,7 +9,7 @@
 // difference between the answers of (c) and (d) other than per-response values (date, request id).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -28,7 +28,7 @@ const issuer = await startLocalIssuer();
 const token = await issuer.mint({ expiresIn: '1h' });
 const children: ChildProcess[] = [];
 
-function startServer(mode: string, port: number): Promise<void> {
+function startServer(mode: string, port: number): Promise<number> {
   const [command, ...args] = pinned(0, [
     process.execPath,
     join(here, 'bench-server.ts'),
@@ -41,7 +41,7 @@ function startServer(mode: string, port: number): Promise<void> {
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('listening')) resolve();
+      if (chunk.toString().includes('listening')) resolve(child.pid as number);
     });
     child.on('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
   });
@@ -64,6 +64,20 @@ interface Target {
   readonly label: string;
   readonly url: string;
   readonly authenticated: boolean;
+  /** The server process answering it. */
+  readonly pid: number;
+}
+
+// CPU seconds a process has used (user + system), from /proc (Linux); undefined elsewhere. `taskset` execs
+// the server, so the child's pid is the server's.
+const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+function cpuSecondsOf(pid: number): number | undefined {
+  const file = `/proc/${pid}/stat`;
+  if (!existsSync(file)) return undefined;
+  // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are 12 and 13.
+  const stat = readFileSync(file, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
 /** The load generator, started once; `load()` sends it one measurement at a time. */
@@ -114,7 +128,7 @@ const median = (values: number[]) => {
 
 try {
   const ports = { api: 39_171, noAuth: 39_172, bare: 39_173 };
-  await Promise.all([
+  const [apiPid, noAuthPid, barePid] = await Promise.all([
     startServer('api', ports.api),
     startServer('api-no-auth', ports.noAuth),
     startServer('bare', ports.bare),
@@ -130,21 +144,25 @@ try {
       label: 'a: GET /api/me, authenticated',
       url: `http://127.0.0.1:${ports.api}/api/me`,
       authenticated: true,
+      pid: apiPid,
     },
     {
       label: 'b: GET /api/me, authentication off',
       url: `http://127.0.0.1:${ports.noAuth}/api/me`,
       authenticated: false,
+      pid: noAuthPid,
     },
     {
       label: 'c: Nest on Fastify JSON route',
       url: `http://127.0.0.1:${ports.api}/api/health/live`,
       authenticated: false,
+      pid: apiPid,
     },
     {
       label: 'd: bare Fastify JSON route',
       url: `http://127.0.0.1:${ports.bare}/api/health/live`,
       authenticated: false,
+      pid: barePid,
     },
   ];
   console.log(
@@ -154,6 +172,7 @@ try {
   const load = startLoadGenerator();
   for (const target of targets) await load(target, 2);
   const rates = targets.map((): number[] => []);
+  const busy = targets.map((): number[] => []);
   for (let round = 0; round < ROUNDS; round += 1) {
     // Interleaved, alternating order (a b c d, then d c b a), so drift hits every target alike and each
     // ratio's two sides are always measured one after the other.
@@ -161,15 +180,21 @@ try {
     const line: string[] = [];
     for (const index of order) {
       const target = targets[index] as Target;
+      const cpuBefore = cpuSecondsOf(target.pid);
       const rate = await load(target, DURATION);
+      const cpuAfter = cpuSecondsOf(target.pid);
       rates[index]?.push(rate);
+      if (cpuBefore !== undefined && cpuAfter !== undefined)
+        busy[index]?.push((cpuAfter - cpuBefore) / DURATION);
       line.push(`${target.label.slice(0, 1)}=${Math.round(rate)}`);
     }
     console.log(`round ${round + 1}: ${line.join(' ')} req/s`);
   }
-  targets.forEach((target, index) =>
-    console.log(`${target.label}: median ${Math.round(median(rates[index] ?? []))} req/s`),
-  );
+  // A server well below a full core was not what limited its target: the load generator's core was.
+  targets.forEach((target, index) => {
+    const serverBusy = busy[index]?.length ? `, server busy ${Math.round(100 * median(busy[index]))}%` : '';
+    console.log(`${target.label}: median ${Math.round(median(rates[index] ?? []))} req/s${serverBusy}`);
+  });
   const [a, b, c, d] = rates as [number[], number[], number[], number[]];
   const perRound = (top: number[], bottom: number[]) =>
     top.map((value, round) => value / (bottom[round] as number));
