@@ -162,7 +162,7 @@ export async function ensureKeycloak(options: EnsureKeycloakOptions = {}): Promi
     await exited;
   };
 
-  const tail = followLog(logFile, logOffset, log);
+  const tail = followLog(logFile, logOffset, log, port);
   try {
     await waitUntilReady({
       port,
@@ -170,6 +170,9 @@ export async function ensureKeycloak(options: EnsureKeycloakOptions = {}): Promi
       issuer,
       timeoutMs,
       isAlive: () => running,
+      // Another Keycloak may take the port while this one starts (and this one then fails to bind): the
+      // answers on the port only count once this process has said it listens there.
+      isListening: () => tail.listening,
       onTick: () => tail.poll(),
     });
   } catch (error) {
@@ -254,12 +257,17 @@ async function waitUntilReady(options: {
   issuer: string;
   timeoutMs: number;
   isAlive: () => boolean;
+  isListening?: () => boolean;
   onTick?: () => void;
 }): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
   while (Date.now() < deadline) {
     options.onTick?.();
     if (!options.isAlive()) throw new Error('the Keycloak process exited.');
+    if (options.isListening?.() === false) {
+      await sleep(1_000);
+      continue;
+    }
     if ((await readHealth(options.managementPort)) === 'UP' && (await servesRealm(options.issuer))) return;
     await sleep(1_000);
   }
@@ -328,9 +336,10 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /** Reads what Keycloak appended to its log and forwards the lines a person starting it cares about. */
-function followLog(logFile: string, fromOffset: number, log: (line: string) => void) {
+function followLog(logFile: string, fromOffset: number, log: (line: string) => void, port: number) {
   let offset = fromOffset;
   let partial = '';
+  let listening = false;
   const recent: string[] = [];
   const interesting =
     /ERROR|Realm '.*' imported|Importing from|Updating the configuration|started in|Listening on|Profile dev activated/;
@@ -354,6 +363,7 @@ function followLog(logFile: string, fromOffset: number, log: (line: string) => v
           recent.push(line);
           if (recent.length > 200) recent.shift();
           if (interesting.test(line)) log(readableLogLine(line));
+          if (reportsListening(line, port)) listening = true;
         }
       } finally {
         closeSync(fd);
@@ -362,7 +372,16 @@ function followLog(logFile: string, fromOffset: number, log: (line: string) => v
     lastLines(count: number): string {
       return [...recent, partial].filter(Boolean).slice(-count).join('\n');
     },
+    /** Whether this Keycloak has logged that it listens on `port`. */
+    get listening(): boolean {
+      return listening;
+    },
   };
+}
+
+/** Keycloak's start-up line: `Keycloak 26.7.3 on JVM (…) started in 9.1s. Listening on: http://127.0.0.1:8080. …` */
+export function reportsListening(line: string, port: number): boolean {
+  return / started in [\d.]+s\. Listening on: https?:\/\/[^\s/]+:(\d+)\./.exec(line)?.[1] === String(port);
 }
 
 /** `2026-11-22 02:06:31,003 INFO  [org.keycloak…] (main) Realm 'atrium' imported` → `Realm 'atrium' imported`. */
