@@ -261,6 +261,11 @@ describe('registry of remotes on SQLite', () => {
       body('2.0.0', { manifestUrl: 'http://localhost:4100/time-off/remoteEntry.js' }),
       'manifestUrl',
     ],
+    [
+      'a manifest URL with a NUL',
+      body('2.0.0', { manifestUrl: 'http://localhost:4100/time-off/2.0.0\u0000/mf-manifest.json' }),
+      'manifestUrl',
+    ],
     ['an integrity that is not SRI', body('2.0.0', { integrity: 'md5-abc' }), 'integrity'],
     ['an empty title', body('2.0.0', { title: '' }), 'title'],
     ['a long title', body('2.0.0', { title: 'x'.repeat(81) }), 'title'],

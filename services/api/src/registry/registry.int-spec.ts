@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { MikroORM, RequestContext } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { AuthenticatedUser } from '../auth/access-token.js';
+import { isDataException } from '../common/errors/database-data-errors.js';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { adminQuery, fetchDeployerToken, signIn } from '../../test/integration-context.js';
+import { RegistryService } from './registry.service.js';
 
 const issuer = inject('oidcIssuerUrl');
 const databaseUrl = inject('databaseUrl');
@@ -156,16 +160,32 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
     expect(errors[0]?.message).toContain('not allowed');
   });
 
-  it('answers 400 request_rejected, not 500, when PostgreSQL refuses a value that passed validation', async () => {
-    // PostgreSQL text cannot hold U+0000 (SQLSTATE 22021); the title rules do not forbid it.
-    const response = await publish(open, {
-      version: '3.0.0',
-      manifestUrl: manifest(open, '3.0.0'),
-      title: 'Open\u0000',
-      path: `/${open}`,
-    });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ code: 'request_rejected', status: 400 });
+  it("recognises PostgreSQL refusing a value that got past validation as the client's, and writes nothing", async () => {
+    // Validation refuses NUL, which PostgreSQL text cannot hold (SQLSTATE 22021). The service is called
+    // directly, as a value a future rule missed would reach it; the filter answers what isDataException
+    // recognises with 400 request_rejected (problem.filter.spec.ts).
+    const registry = api.app.get(RegistryService);
+    const deployerUser: AuthenticatedUser = {
+      sub: 'it-deployer',
+      username: 'it-deployer',
+      email: null,
+      name: null,
+      roles: ['remote-publisher'],
+      actor: 'it-deployer',
+      expiresAt: Number.MAX_SAFE_INTEGER,
+    };
+    const refusal: unknown = await RequestContext.create(api.app.get(MikroORM).em, () =>
+      registry.publish(deployerUser, open, {
+        version: '3.0.0',
+        manifestUrl: manifest(open, '3.0.0'),
+        title: 'Open\u0000',
+        path: `/${open}`,
+      }),
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isDataException(refusal)).toBe(true);
     const versions = await api.request({ url: `/api/remotes/${open}/versions`, token: ada });
     expect(
       versions.json<{ versions: Array<{ version: string }> }>().versions.map((v) => v.version),

@@ -7,6 +7,8 @@ const KEBAB_PATH = /^(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)+$/;
 const ROLE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 // Subresource Integrity (W3C SRI): hash algorithm, dash, base64 digest.
 const SRI = /^sha(?:256|384|512)-[A-Za-z0-9+/]{43,86}={0,2}$/;
+// No NUL, line breaks or other control characters (Unicode category Cc).
+const NO_CONTROL_CHARACTERS = /^\P{Cc}*$/u;
 // Routes the shell and the platform own; a remote claiming them would shadow sign-in or the API.
 const RESERVED_PATHS = ['/auth', '/api'];
 
@@ -29,6 +31,8 @@ export const publishVersionSchema = z
     manifestUrl: z
       .string()
       .max(2048, 'must be at most 2048 characters')
+      // The URL parser would quietly drop or percent-encode them, so the stored text would not be the URL.
+      .regex(NO_CONTROL_CHARACTERS, 'must not contain control characters')
       .superRefine((value, ctx) => {
         let url: URL;
         try {
@@ -55,8 +59,8 @@ export const publishVersionSchema = z
       .trim()
       .min(1, 'must not be empty')
       .max(80, 'must be at most 80 characters')
-      // Shown as a navigation label: no NUL, line breaks or other control characters.
-      .regex(/^\P{Cc}*$/u, 'must not contain control characters'),
+      // Shown as a navigation label.
+      .regex(NO_CONTROL_CHARACTERS, 'must not contain control characters'),
     path: z
       .string()
       .max(100, 'must be at most 100 characters')
