@@ -117,9 +117,8 @@ async function assertSameAnswer(left: string, right: string): Promise<void> {
   if (a !== b) throw new Error(`(c) and (d) answer differently:\n--- c\n${a}\n--- d\n${b}`);
 }
 
-const sorted = (values: number[]) => [...values].sort((x, y) => x - y);
 const median = (values: number[]) => {
-  const ordered = sorted(values);
+  const ordered = [...values].sort((x, y) => x - y);
   const middle = Math.floor(ordered.length / 2);
   return ordered.length % 2
     ? (ordered[middle] as number)
@@ -198,18 +197,14 @@ try {
   const [a, b, c, d] = rates as [number[], number[], number[], number[]];
   const perRound = (top: number[], bottom: number[]) =>
     top.map((value, round) => value / (bottom[round] as number));
-  for (const [name, ratios] of [
-    ['auth_ratio', perRound(a, b)],
-    ['framework_ratio', perRound(c, d)],
-  ] as const) {
-    const ordered = sorted(ratios);
+  const ratios = { auth_ratio: perRound(a, b), framework_ratio: perRound(c, d) };
+  for (const [name, values] of Object.entries(ratios)) {
     console.log(
-      `${name} per round: ${ratios.map((ratio) => ratio.toFixed(2)).join(' ')} ` +
-        `(lowest ${ordered[0]?.toFixed(2)}, highest ${ordered.at(-1)?.toFixed(2)})`,
+      `${name} per round: ${values.map((ratio) => ratio.toFixed(2)).join(' ')} ` +
+        `(lowest ${Math.min(...values).toFixed(2)}, highest ${Math.max(...values).toFixed(2)})`,
     );
   }
-  console.log(`auth_ratio=${median(perRound(a, b)).toFixed(2)}`);
-  console.log(`framework_ratio=${median(perRound(c, d)).toFixed(2)}`);
+  for (const [name, values] of Object.entries(ratios)) console.log(`${name}=${median(values).toFixed(2)}`);
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await issuer.close();
