@@ -67,6 +67,32 @@ describe('ensurePostgres', () => {
     }
   });
 
+  it('starts its own server when nothing answers where the default server should be', async () => {
+    const lines: string[] = [];
+    const defaultUrl = `postgres://postgres@127.0.0.1:${await closedPort()}/postgres`;
+    const server = await ensurePostgres({ env: {}, defaultUrl, log: (line) => lines.push(line) });
+    try {
+      expect(server.embedded).toBe(true);
+      expect(lines[0]).toContain(`nothing answers at ${defaultUrl}`);
+      expect(await query(server.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('uses the default server as it is when it answers, and leaves it running', async () => {
+    // A server that answers, wherever this runs: one of the run's own, taken as the "default".
+    const running = await ensurePostgres({ env: { ATRIUM_TEST_POSTGRES: 'embedded' }, log: () => {} });
+    try {
+      const server = await ensurePostgres({ env: {}, defaultUrl: running.url, log: () => {} });
+      expect(server).toMatchObject({ url: running.url, embedded: false });
+      await server.stop();
+      expect(await query(running.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('never replaces a configured TEST_POSTGRES_URL that does not answer: it says so', async () => {
     const url = `postgres://postgres@127.0.0.1:${await closedPort()}/postgres`;
     await expect(ensurePostgres({ env: { TEST_POSTGRES_URL: url }, log: () => {} })).rejects.toThrow(

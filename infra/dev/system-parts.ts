@@ -369,14 +369,17 @@ export type PostgresChoice =
  * `TEST_POSTGRES_URL` wins; `ATRIUM_TEST_POSTGRES=embedded` forces a server of the run's own; otherwise the
  * default server is used when it answers and an embedded one is started when it does not.
  */
-export function choosePostgres(env: NodeJS.ProcessEnv): PostgresChoice {
+export function choosePostgres(
+  env: NodeJS.ProcessEnv,
+  defaultUrl: string = DEFAULT_TEST_POSTGRES_URL,
+): PostgresChoice {
   if (env.TEST_POSTGRES_URL) return { kind: 'configured', url: env.TEST_POSTGRES_URL };
   const mode = env.ATRIUM_TEST_POSTGRES ?? 'auto';
   if (mode === 'embedded') return { kind: 'embedded' };
   if (mode !== 'auto') {
     throw new Error(`ATRIUM_TEST_POSTGRES is "${mode}"; it can be "auto" (the default) or "embedded".`);
   }
-  return { kind: 'default', url: DEFAULT_TEST_POSTGRES_URL };
+  return { kind: 'default', url: defaultUrl };
 }
 
 /** True when a connection error means no server listens there (as opposed to one that refuses us). */
@@ -419,11 +422,16 @@ export interface PostgresServer {
  * free port on 127.0.0.1 for this run only (its data folder is removed at `stop()`).
  */
 export async function ensurePostgres(
-  options: { log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
+  options: {
+    log?: (line: string) => void;
+    env?: NodeJS.ProcessEnv;
+    /** The server tried when nothing is configured; {@link DEFAULT_TEST_POSTGRES_URL} unless a test moves it. */
+    defaultUrl?: string;
+  } = {},
 ): Promise<PostgresServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   const started = performance.now();
-  const choice = choosePostgres(options.env ?? process.env);
+  const choice = choosePostgres(options.env ?? process.env, options.defaultUrl);
   if (choice.kind !== 'embedded') {
     const error = await connectError(choice.url);
     const shown = redactPassword(choice.url);
