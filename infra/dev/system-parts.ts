@@ -119,7 +119,7 @@ export function ensureAptPart<T>(context: SystemContext, spec: AptPart<T>): T {
       decision.command,
     );
   }
-  const asRoot = (args: string[], quiet = false) => {
+  const asRoot = (args: string[]) => {
     const [command = 'env', ...rest] = [
       ...decision.prefix,
       'env',
@@ -127,7 +127,7 @@ export function ensureAptPart<T>(context: SystemContext, spec: AptPart<T>): T {
       'apt-get',
       ...args,
     ];
-    return context.run(command, rest, { quiet });
+    return context.run(command, rest);
   };
   const shown = (args: string) => [...decision.prefix, `apt-get ${args}`].join(' ');
   if (!context.aptUpdated) {
