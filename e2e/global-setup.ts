@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStack } from '../infra/dev/stack.ts';
+import { ensurePostgres } from '../infra/dev/system-parts.ts';
 import { createTemporaryDatabase } from '../infra/testing/postgres.ts';
 
 /** Starts the real platform on a fresh PostgreSQL database for the browser journeys. */
 export default async function globalSetup(): Promise<() => Promise<void>> {
-  const database = await createTemporaryDatabase('atrium_e2e');
+  const postgres = await ensurePostgres({ log: (line) => console.log(`[e2e stack] ${line}`) });
+  const database = await createTemporaryDatabase('atrium_e2e', postgres.url);
   const keycloakDataDir = mkdtempSync(join(tmpdir(), 'atrium-e2e-keycloak-'));
   // The release CLI the journeys call reads the same variable, so it publishes into this run's store.
   const releasesDir = mkdtempSync(join(tmpdir(), 'atrium-e2e-releases-'));
@@ -14,18 +16,27 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // Short-lived access tokens make the session journey watch renewals (applies to a freshly started Keycloak;
   // `npm test` starts it with the same value).
   process.env.ATRIUM_ACCESS_TOKEN_LIFESPAN ??= '60';
-  const stack = await startStack({
-    databaseUrl: database.url,
-    keycloakDataDir,
-    releasesDir,
-    // Two API processes behind a round-robin proxy: every journey proves the API keeps no state.
-    apiReplicas: 2,
-    log: (line) => console.log(`[e2e stack] ${line}`),
-  });
-  return async () => {
-    await stack.stop();
+  const cleanUp = async () => {
     await database.drop();
+    await postgres.stop();
     rmSync(keycloakDataDir, { recursive: true, force: true });
     rmSync(releasesDir, { recursive: true, force: true });
   };
+  try {
+    const stack = await startStack({
+      databaseUrl: database.url,
+      keycloakDataDir,
+      releasesDir,
+      // Two API processes behind a round-robin proxy: every journey proves the API keeps no state.
+      apiReplicas: 2,
+      log: (line) => console.log(`[e2e stack] ${line}`),
+    });
+    return async () => {
+      await stack.stop();
+      await cleanUp();
+    };
+  } catch (error) {
+    await cleanUp().catch(() => undefined);
+    throw error;
+  }
 }

@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startProcess, waitForHttp, type ManagedProcess } from './processes.ts';
+import { findNginx } from './system-parts.ts';
 
 /**
  * A round-robin reverse proxy (nginx) in front of several API processes: what an ingress does in a cluster.
@@ -14,7 +14,7 @@ export async function startApiProxy(options: {
   upstreamPorts: number[];
   workDir: string;
 }): Promise<ManagedProcess> {
-  const nginx = findNginx();
+  const nginx = requireNginx();
   mkdirSync(join(options.workDir, 'logs'), { recursive: true });
   const config = `
 worker_processes 1;
@@ -60,12 +60,12 @@ ${options.upstreamPorts.map((port) => `    server 127.0.0.1:${port} max_fails=0;
   return proxy;
 }
 
-function findNginx(): string {
-  for (const candidate of ['/usr/sbin/nginx', '/usr/bin/nginx']) if (existsSync(candidate)) return candidate;
-  const found = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' }).stdout.trim();
-  if (found) return found;
+/** The machine's nginx; `npm test` installs it first (ensureNginx in system-parts.ts). */
+function requireNginx(): string {
+  const nginx = findNginx();
+  if (nginx) return nginx;
   throw new Error(
     'The browser tests put two API processes behind nginx and need it installed ' +
-      '(Debian/Ubuntu: `sudo apt-get install nginx-light`).',
+      '(`npm test` installs it as root or through `sudo -n`; else: `sudo apt-get install nginx-light`).',
   );
 }

