@@ -35,7 +35,7 @@ const dpopKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.ex
 const { kty, crv, x, y } = dpopKey;
 const token = await issuer.mint({
   expiresIn: '1h',
-  claims: { cnf: { jkt: await calculateJwkThumbprint({ kty, crv, x, y } as { kty: string }) } },
+  claims: { cnf: { jkt: await calculateJwkThumbprint({ kty, crv, x, y }) } },
 });
 const proofRecipe: ProofRecipe = {
   privateJwk: dpopKey,
