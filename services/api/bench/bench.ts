@@ -167,6 +167,14 @@ const median = (values: number[]) => {
 };
 
 try {
+  // The proof check alone, on the servers' core while it is still idle (bench/proof-cost.ts).
+  const [costCommand, ...costArgs] = pinned(0, [process.execPath, join(here, 'proof-cost.ts')]);
+  const cost = spawnSync(costCommand as string, costArgs, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (cost.status !== 0) throw new Error(`proof-cost.ts exited with ${cost.status}`);
+  console.log(cost.stdout.trim());
   const [apiPid, noAuthPid, barePid] = await Promise.all([
     startServer('api', ports.api),
     startServer('api-no-auth', ports.noAuth),
