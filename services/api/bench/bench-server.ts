@@ -61,6 +61,8 @@ if (mode === 'bare') {
     OIDC_ISSUER_URL: issuer,
     DATABASE_URL: `sqlite:${sqlite}`,
     PORT: port,
+    // The URL the load generator's DPoP proofs name (htu), set by bench.ts.
+    API_PUBLIC_URL: process.env['API_PUBLIC_URL'],
   });
   await migrateDatabase(config.database);
   // The production configuration: LOG_LEVEL and everything else at their defaults.
@@ -76,6 +78,7 @@ if (mode === 'bare') {
       roles: ['atrium-user'],
       actor: 'bench',
       expiresAt: Number.MAX_SAFE_INTEGER,
+      boundKeyThumbprint: null,
     };
     guard.canActivate = (context: ExecutionContext) => {
       context.switchToHttp().getRequest<{ user?: unknown }>().user = user;

@@ -36,8 +36,11 @@ export interface LocalIssuer {
   signRaw384(): string;
   /** Signs a header and a raw (possibly non-object) JSON payload. */
   signRawPayload(header: Record<string, unknown>, payloadJson: string): string;
-  /** Publishes a new key and signs with it from now on; `retireOld` drops the previous keys from the JWKS. */
-  rotate(options?: { retireOld?: boolean }): Promise<string>;
+  /**
+   * Publishes a new key and signs with it from now on; `retireOld` drops the previous keys from the JWKS;
+   * `kid` publishes it under an existing key id instead of a new one (other key material, same name).
+   */
+  rotate(options?: { retireOld?: boolean; kid?: string }): Promise<string>;
   /** While false, the discovery and JWKS endpoints answer 503 (the issuer is "down"). */
   setAvailable(available: boolean): void;
   close(): Promise<void>;
@@ -56,6 +59,7 @@ export async function startLocalIssuer(
     keys.push({ kid, ...pair, jwk: { ...(await exportJWK(pair.publicKey)), kid, alg: 'RS256', use: 'sig' } });
   };
   await addKey('test-key-1');
+  let keysMade = 1;
   const current = () => keys[keys.length - 1] as (typeof keys)[number];
   const audience = options.audience ?? 'atrium-api';
   let issuer = '';
@@ -104,13 +108,23 @@ export async function startLocalIssuer(
       const now = Math.floor(Date.now() / 1000);
       return signCompact(
         { alg: 'RS384', typ: 'at+jwt', kid: current().kid },
-        JSON.stringify({ sub: 'user-123', iss: issuer, aud: audience, exp: now + 300 }),
+        JSON.stringify({
+          sub: 'user-123',
+          iss: issuer,
+          aud: audience,
+          azp: 'atrium-shell',
+          iat: now,
+          exp: now + 300,
+        }),
         'sha384',
         current().privateKey,
       );
     },
-    async rotate({ retireOld = false } = {}) {
-      const kid = `test-key-${keys.length + 1}`;
+    async rotate({ retireOld = false, kid: reusedKid }: { retireOld?: boolean; kid?: string } = {}) {
+      // Numbered by keys ever made, not keys published: a retired key's kid is never reused by accident.
+      keysMade += 1;
+      const kid = reusedKid ?? `test-key-${keysMade}`;
+      if (reusedKid) keys.splice(0, keys.length, ...keys.filter((key) => key.kid !== reusedKid));
       await addKey(kid);
       if (retireOld) keys.splice(0, keys.length - 1);
       return kid;
@@ -126,6 +140,8 @@ export async function startLocalIssuer(
         email: 'ada@example.test',
         name: 'Ada Lovelace',
         realm_access: { roles: ['atrium-user'] },
+        // The browser client, one of OIDC_ALLOWED_CLIENTS' defaults.
+        azp: 'atrium-shell',
         ...token.claims,
       };
       if (token.omitSub) delete claims.sub;
@@ -133,7 +149,7 @@ export async function startLocalIssuer(
         .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: signer.kid, ...token.header })
         .setIssuer(token.issuer ?? issuer)
         .setAudience(token.audience ?? audience)
-        .setIssuedAt();
+        .setIssuedAt(typeof token.claims?.iat === 'number' ? token.claims.iat : undefined);
       jwt.setExpirationTime(token.expiresIn ?? '5m');
       return jwt.sign(token.privateKey ?? signer.privateKey);
     },
