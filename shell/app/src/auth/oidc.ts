@@ -32,6 +32,10 @@ export function currentLocation(location: Location = window.location): string {
   return `${location.pathname}${location.search}${location.hash}`;
 }
 
+// C0 controls, DEL and the C1 controls.
+// eslint-disable-next-line no-control-regex
+const UNSAFE_URL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
 /**
  * Accepts only same-origin absolute paths from the round-tripped state, so a crafted `state` cannot turn
  * the callback into an open redirect.
@@ -40,6 +44,9 @@ export function safeReturnTo(state: unknown, callbackPath: string): string {
   const returnTo =
     typeof state === 'object' && state !== null ? (state as Partial<SigninState>).returnTo : undefined;
   if (typeof returnTo !== 'string' || !returnTo.startsWith('/') || returnTo.startsWith('//')) return '/';
+  // Browsers read `\` as `/` and drop tabs and line breaks from URLs, so `/\evil.test` or `/<TAB>/evil.test`
+  // would become `//evil.test`, another origin. No in-app path needs either.
+  if (returnTo.includes('\\') || UNSAFE_URL_CHARACTERS.test(returnTo)) return '/';
   if (returnTo === callbackPath || returnTo.startsWith(`${callbackPath}?`)) return '/';
   return returnTo;
 }
