@@ -38,7 +38,7 @@ export class SharedUserManager extends UserManager {
     super(settings);
     const scope = `${settings.authority}|${settings.client_id}`;
     this.#lockName = `atrium:token-renewal:${scope}`;
-    this.#locks = sharing.locks ?? globalThis.navigator?.locks;
+    this.#locks = sharing.locks ?? globalThis.navigator?.locks ?? undefined;
     this.#channel = sharing.channel ?? new BroadcastChannel(`atrium:session:${scope}`);
     this.#channel.addEventListener('message', (event: MessageEvent<SessionMessage>) => {
       void this.#onMessage(event.data);
@@ -63,10 +63,11 @@ export class SharedUserManager extends UserManager {
     this.#channel.postMessage(message);
   }
 
-  /** Stops listening to the other tabs (the session itself is left as it is). */
+  /** Stops listening to the other tabs and stops this tab's renewal timers; the stored session stays. */
   close(): void {
     this.#channel.close();
     this.stopSilentRenew();
+    void this._events.unload();
   }
 
   protected override async _useRefreshToken(args: UseRefreshTokenArgs): Promise<User> {
