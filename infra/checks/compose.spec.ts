@@ -167,6 +167,8 @@ describe('docker-compose.yml', () => {
       `${services.shell!.environment!.ATRIUM_API_URL}/api/remotes`,
     );
     expect(services.api!.environment!.CORS_ORIGINS!.split(',')).toContain('http://localhost:4000');
+    // DPoP proofs name the URL the browser calls (htu): the API must know it as the shell does.
+    expect(services.api!.environment!.API_PUBLIC_URL).toBe(services.shell!.environment!.ATRIUM_API_URL);
   });
 
   it('lists every variable it reads in .env.example', () => {

@@ -257,6 +257,8 @@ describe('infra/k8s overlay local', () => {
     expect(config('atrium-shell-config').ATRIUM_REMOTE_ORIGINS).toBe(
       config('atrium-publish-config').ATRIUM_RELEASE_STORE_URL,
     );
+    // DPoP proofs name the URL the browser calls (htu): the API must know it as the shell does.
+    expect(config('atrium-api-config').API_PUBLIC_URL).toBe(config('atrium-shell-config').ATRIUM_API_URL);
   });
 
   it('imports the realm file as it is, rendered for the overlay (run `node infra/k8s/realm-import.ts` when stale)', () => {

@@ -77,6 +77,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       OIDC_AUDIENCE: process.env.OIDC_AUDIENCE ?? 'atrium-api',
       DATABASE_URL: options.databaseUrl ?? process.env.DATABASE_URL ?? `sqlite:${join(dataDir, 'atrium.db')}`,
       CORS_ORIGINS: `http://localhost:${shellPort}`,
+      // What the shell calls (behind the proxy when there are replicas): every replica checks DPoP proofs' htu against it.
+      API_PUBLIC_URL: `http://localhost:${apiPort}`,
       ALLOWED_REMOTE_ORIGINS: `http://localhost:${releasePort}`,
     };
     log('api: applying migrations…');

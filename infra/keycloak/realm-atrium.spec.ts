@@ -105,6 +105,11 @@ describe('realm-atrium.json', () => {
       expect(shell.attributes['pkce.code.challenge.method']).toBe('S256');
     });
 
+    it('binds its tokens to the browser key with DPoP (RFC 9449); the deployer keeps bearer tokens', () => {
+      expect(shell.attributes['dpop.bound.access.tokens']).toBe('true');
+      expect(client('atrium-deployer').attributes['dpop.bound.access.tokens']).toBeUndefined();
+    });
+
     it('redirects only to the exact shell callback and logs out only to the shell', () => {
       expect(shell.redirectUris).toEqual(['http://localhost:4000/auth/callback']);
       expect(shell.redirectUris.some((uri) => uri.includes('*'))).toBe(false);

@@ -76,6 +76,7 @@ if (mode === 'bare') {
       roles: ['atrium-user'],
       actor: 'bench',
       expiresAt: Number.MAX_SAFE_INTEGER,
+      boundKeyThumbprint: null,
     };
     guard.canActivate = (context: ExecutionContext) => {
       context.switchToHttp().getRequest<{ user?: unknown }>().user = user;

@@ -99,7 +99,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
     }
   });
 
-  it('allows CORS for the configured origins only, on refusals too, so the browser can read the problem', async () => {
+  it('allows CORS for the configured origins only (with the DPoP proof header), on refusals too, so the browser can read the problem', async () => {
     const allowed = 'http://localhost:4000';
     expect(api.config.corsOrigins).toEqual([allowed]);
     const refused = await api.request({ url: '/api/me', headers: { origin: allowed } });
@@ -116,14 +116,14 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
       headers: {
         origin: allowed,
         'access-control-request-method': 'PUT',
-        'access-control-request-headers': 'authorization, content-type',
+        'access-control-request-headers': 'authorization, content-type, dpop',
       },
     });
     expect(preflight.statusCode).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe(allowed);
     expect(preflight.headers['access-control-allow-methods']).toContain('PUT');
     expect(preflight.headers['access-control-allow-headers']).toBe(
-      'Authorization, Content-Type, X-Request-Id',
+      'Authorization, Content-Type, X-Request-Id, DPoP',
     );
     expect(preflight.headers['access-control-max-age']).toBe('600');
 

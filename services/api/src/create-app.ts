@@ -75,7 +75,8 @@ export async function createApp(
   void fastify.register(fastifyCors, {
     origin: [...config.corsOrigins],
     methods: ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    // DPoP: the proof header of sender-constrained tokens (RFC 9449).
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'DPoP'],
     exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
     maxAge: 600,
   });

@@ -9,6 +9,7 @@ import type { AppConfig } from '../src/config/app-config.js';
 import { loadConfig } from '../src/config/env.schema.js';
 import { createApp } from '../src/create-app.js';
 import { migrateDatabase } from '../src/database/migrate-database.js';
+import { authorizationFor, type BoundToken } from './dpop-key.js';
 
 export interface TestApp {
   readonly app: NestFastifyApplication;
@@ -17,7 +18,8 @@ export interface TestApp {
   request(options: {
     method?: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'PATCH';
     url: string;
-    token?: string;
+    /** A bearer token, or a bound token sent as DPoP with a fresh proof for this request. */
+    token?: string | BoundToken;
     headers?: Record<string, string>;
     body?: unknown;
     rawBody?: string;
@@ -55,9 +57,11 @@ export async function createTestApp(
   return {
     app,
     config,
-    request({ method = 'GET', url, token, headers = {}, body, rawBody }) {
-      const allHeaders: Record<string, string> = { ...headers };
-      if (token !== undefined) allHeaders['authorization'] = `Bearer ${token}`;
+    async request({ method = 'GET', url, token, headers = {}, body, rawBody }) {
+      const allHeaders: Record<string, string> = {
+        ...(token === undefined ? {} : await authorizationFor(token, method, `${config.apiPublicUrl}${url}`)),
+        ...headers,
+      };
       let payload: string | undefined = rawBody;
       if (body !== undefined) {
         payload = JSON.stringify(body);

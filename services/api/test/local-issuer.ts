@@ -56,6 +56,7 @@ export async function startLocalIssuer(
     keys.push({ kid, ...pair, jwk: { ...(await exportJWK(pair.publicKey)), kid, alg: 'RS256', use: 'sig' } });
   };
   await addKey('test-key-1');
+  let keysMade = 1;
   const current = () => keys[keys.length - 1] as (typeof keys)[number];
   const audience = options.audience ?? 'atrium-api';
   let issuer = '';
@@ -104,13 +105,22 @@ export async function startLocalIssuer(
       const now = Math.floor(Date.now() / 1000);
       return signCompact(
         { alg: 'RS384', typ: 'at+jwt', kid: current().kid },
-        JSON.stringify({ sub: 'user-123', iss: issuer, aud: audience, exp: now + 300 }),
+        JSON.stringify({
+          sub: 'user-123',
+          iss: issuer,
+          aud: audience,
+          azp: 'atrium-shell',
+          iat: now,
+          exp: now + 300,
+        }),
         'sha384',
         current().privateKey,
       );
     },
     async rotate({ retireOld = false } = {}) {
-      const kid = `test-key-${keys.length + 1}`;
+      // Numbered by keys ever made, not keys published: a retired key's kid is never reused.
+      keysMade += 1;
+      const kid = `test-key-${keysMade}`;
       await addKey(kid);
       if (retireOld) keys.splice(0, keys.length - 1);
       return kid;
@@ -126,6 +136,8 @@ export async function startLocalIssuer(
         email: 'ada@example.test',
         name: 'Ada Lovelace',
         realm_access: { roles: ['atrium-user'] },
+        // The browser client, one of OIDC_ALLOWED_CLIENTS' defaults.
+        azp: 'atrium-shell',
         ...token.claims,
       };
       if (token.omitSub) delete claims.sub;
@@ -133,7 +145,7 @@ export async function startLocalIssuer(
         .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: signer.kid, ...token.header })
         .setIssuer(token.issuer ?? issuer)
         .setAudience(token.audience ?? audience)
-        .setIssuedAt();
+        .setIssuedAt(typeof token.claims?.iat === 'number' ? token.claims.iat : undefined);
       jwt.setExpirationTime(token.expiresIn ?? '5m');
       return jwt.sign(token.privateKey ?? signer.privateKey);
     },

@@ -2,12 +2,15 @@
 export interface AccessTokenClaims {
   readonly sub: string;
   readonly exp?: number;
+  readonly iat?: number;
   readonly preferred_username?: string;
   readonly email?: string;
   readonly name?: string;
   readonly azp?: string;
   readonly client_id?: string;
   readonly realm_access?: { readonly roles?: readonly string[] };
+  /** RFC 9449 §6.1: a DPoP-bound token names the SHA-256 thumbprint of the client's key in `cnf.jkt`. */
+  readonly cnf?: unknown;
   readonly [claim: string]: unknown;
 }
 
@@ -25,6 +28,11 @@ export interface AuthenticatedUser {
   readonly actor: string;
   /** The token's `exp` (seconds since the epoch): how long a verified token may be reused from the cache. */
   readonly expiresAt: number;
+  /**
+   * The JWK thumbprint (RFC 7638) of the key the token is bound to (`cnf.jkt`, RFC 9449), or null for a
+   * bearer token. A bound token is accepted only with a DPoP proof signed by that key, on every request.
+   */
+  readonly boundKeyThumbprint: string | null;
 }
 
 /**
@@ -69,12 +77,32 @@ export function refuseSubject(sub: unknown): string | undefined {
   return undefined;
 }
 
+// base64url of a SHA-256 digest: 43 characters.
+const THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The key thumbprint a token is bound to: undefined when it has no `cnf` (a bearer token), or why the
+ * binding cannot be honoured (another confirmation method such as mTLS `x5t#S256`, or a malformed `jkt`).
+ */
+export function boundThumbprintOf(claims: AccessTokenClaims): { jkt?: string; refusal?: string } {
+  if (claims.cnf === undefined) return {};
+  const { cnf } = claims;
+  const jkt = typeof cnf === 'object' && cnf !== null ? (cnf as Record<string, unknown>)['jkt'] : undefined;
+  if (typeof jkt === 'string' && THUMBPRINT.test(jkt)) return { jkt };
+  return {
+    refusal: 'the token is bound to a key by a method this API cannot check (cnf without a valid jkt)',
+  };
+}
+
 /**
  * Builds the caller from verified claims (whose `sub` passed {@link refuseSubject}); missing optional
  * claims become null, never guesses. A user name, e-mail or client id too long to store (or holding a
  * NUL) is treated as absent, a display name is shortened to {@link MAX_NAME_LENGTH} characters.
  */
-export function toAuthenticatedUser(claims: AccessTokenClaims): AuthenticatedUser {
+export function toAuthenticatedUser(
+  claims: AccessTokenClaims,
+  boundKeyThumbprint: string | null = null,
+): AuthenticatedUser {
   const roles = claims.realm_access?.roles;
   const username = identifier(claims.preferred_username);
   return {
@@ -85,5 +113,6 @@ export function toAuthenticatedUser(claims: AccessTokenClaims): AuthenticatedUse
     roles: Array.isArray(roles) ? roles.filter((role): role is string => typeof role === 'string') : [],
     actor: username ?? identifier(claims.azp) ?? identifier(claims.client_id) ?? claims.sub,
     expiresAt: typeof claims.exp === 'number' ? claims.exp : 0,
+    boundKeyThumbprint,
   };
 }

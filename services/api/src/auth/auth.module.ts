@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
+import { DpopProofVerifier } from './dpop-proof-verifier.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 import { JwtStrategy } from './jwt.strategy.js';
 import { RolesGuard } from './roles.guard.js';
@@ -14,6 +15,7 @@ import { SigningKeySource } from './signing-key-source.js';
   imports: [PassportModule],
   providers: [
     SigningKeySource,
+    DpopProofVerifier,
     JwtStrategy,
     JwtAuthGuard,
     RolesGuard,

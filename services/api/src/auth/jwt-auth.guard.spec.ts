@@ -35,6 +35,8 @@ describe('access-token checking (global guard)', () => {
     sub: 'user-123',
     iss: issuer.issuer,
     aud: issuer.audience,
+    azp: 'atrium-shell',
+    iat: Math.floor(Date.now() / 1000),
     exp: Math.floor(Date.now() / 1000) + 300,
   });
 
@@ -44,10 +46,10 @@ describe('access-token checking (global guard)', () => {
     expect(response.json()).toMatchObject({ sub: 'user-123', roles: ['atrium-user'] });
   });
 
-  it('answers 401 with a bare Bearer challenge and a problem document when no token is sent', async () => {
+  it('answers 401 with bare Bearer and DPoP challenges and a problem document when no token is sent', async () => {
     const response = await api.request({ url: '/api/me' });
     expect(response.statusCode).toBe(401);
-    expect(response.headers['www-authenticate']).toBe('Bearer realm="atrium"');
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="atrium", DPoP realm="atrium"');
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.json()).toMatchObject({ status: 401, code: 'unauthenticated' });
   });

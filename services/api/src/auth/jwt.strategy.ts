@@ -1,16 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { IncomingMessage } from 'node:http';
-import { ExtractJwt, Strategy } from 'passport-jwt';
+import { Strategy } from 'passport-jwt';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DomainError, InvalidTokenError } from '../common/errors/domain-errors.js';
 import {
   type AccessTokenClaims,
   type AuthenticatedUser,
+  boundThumbprintOf,
   refuseSubject,
   toAuthenticatedUser,
 } from './access-token.js';
-import { SigningKeySource } from './signing-key-source.js';
+import { type SigningKey, SigningKeySource } from './signing-key-source.js';
 
 /** Name the strategy is registered under with passport. */
 export const JWT_STRATEGY = 'jwt';
@@ -28,6 +29,28 @@ interface JoseHeader {
   readonly kid?: unknown;
   readonly crit?: unknown;
   readonly [parameter: string]: unknown;
+}
+
+/**
+ * The key each request's token was verified with, so that the guard can tie its cache entry to that key
+ * (a request object is the key; the entry disappears with the request).
+ */
+export const verifiedWith = new WeakMap<object, { readonly kid: string; readonly signingKey: SigningKey }>();
+
+// RFC 6750 §2.1 and RFC 9449 §7.1: the scheme, one space, a token68.
+const AUTHORIZATION = /^(Bearer|DPoP) ([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/**
+ * The scheme and token of an `Authorization: Bearer <token>` or `Authorization: DPoP <token>` header, or
+ * undefined when the header is neither.
+ */
+export function readAuthorization(
+  header: string | undefined,
+): { scheme: 'Bearer' | 'DPoP'; token: string } | undefined {
+  const match = header === undefined ? null : AUTHORIZATION.exec(header);
+  if (!match) return undefined;
+  const scheme = (match[1] as string).toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
+  return { scheme, token: match[2] as string };
 }
 
 function readHeader(rawToken: string): JoseHeader | undefined {
@@ -64,24 +87,29 @@ export function refuseHeader(header: JoseHeader, algorithms: readonly string[]):
 }
 
 /**
- * Checks bearer access tokens with passport-jwt: header rules first (typ, algorithm allowlist, no crit,
- * no self-named keys, a kid), then jsonwebtoken verifies the signature with the issuer's key as a
- * `KeyObject`, the exact issuer, the audience, exp and nbf with the configured leeway; `validate` requires
- * `sub` and `exp`.
+ * Checks access tokens (sent as Bearer or DPoP; the proof is the guard's business) with passport-jwt:
+ * header rules first (typ, algorithm allowlist, no crit, no self-named keys, a kid), then jsonwebtoken
+ * verifies the signature with the issuer's key as a `KeyObject`, the exact issuer, the audience, exp and
+ * nbf with the configured leeway; `validate` requires `sub`, `exp`, an `iat` not in the future, a client
+ * (`azp`) from `OIDC_ALLOWED_CLIENTS`, and reads the key binding (`cnf.jkt`).
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
+  private readonly allowedClients: ReadonlySet<string>;
+  private readonly clockToleranceSeconds: number;
+
   constructor(@Inject(APP_CONFIG) config: AppConfig, keys: SigningKeySource) {
     const algorithms = [...config.oidcAlgorithms];
     super({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      jwtFromRequest: (request: { headers: { authorization?: string } }) =>
+        readAuthorization(request.headers.authorization)?.token ?? null,
       algorithms: algorithms as never,
       issuer: config.oidcIssuerUrl,
       audience: config.oidcAudience,
       ignoreExpiration: false,
       jsonWebTokenOptions: { clockTolerance: config.clockToleranceSeconds },
       secretOrKeyProvider: (
-        _request: IncomingMessage,
+        request: IncomingMessage,
         rawToken: string,
         done: (error: unknown, key?: string | Buffer) => void,
       ) => {
@@ -91,12 +119,13 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
         const refusal = refuseHeader(header, algorithms);
         if (refusal) return done(new InvalidTokenError(refusal));
         const kid = header.kid as string;
-        const accept = (signingKey: { key: unknown; alg: string | undefined }) => {
+        const accept = (signingKey: SigningKey) => {
           if (signingKey.alg !== undefined && signingKey.alg !== header.alg) {
             return done(new InvalidTokenError('the algorithm does not match the key'));
           }
+          verifiedWith.set(request, { kid, signingKey });
           // jsonwebtoken accepts a KeyObject although the passport-jwt typings only mention string | Buffer.
-          return done(null, signingKey.key as Buffer);
+          return done(null, signingKey.key as unknown as Buffer);
         };
         const cached = keys.cachedKey(kid);
         if (cached) return accept(cached);
@@ -107,12 +136,28 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
           );
       },
     });
+    this.allowedClients = new Set(config.allowedClients);
+    this.clockToleranceSeconds = config.clockToleranceSeconds;
   }
 
   validate(claims: AccessTokenClaims): AuthenticatedUser {
     const subjectRefusal = refuseSubject(claims.sub);
     if (subjectRefusal) throw new InvalidTokenError(subjectRefusal);
     if (typeof claims.exp !== 'number') throw new InvalidTokenError('the token has no expiry (exp)');
-    return toAuthenticatedUser(claims);
+    // RFC 9068 §2.2 requires iat. One from the future means a broken or forged issuer clock: such a token
+    // would outlive what its lifespan suggests, so it is refused beyond the same leeway as exp and nbf.
+    if (typeof claims.iat !== 'number') throw new InvalidTokenError('the token has no issue time (iat)');
+    if (claims.iat > Date.now() / 1000 + this.clockToleranceSeconds) {
+      throw new InvalidTokenError('the token is issued in the future (iat)');
+    }
+    // Only clients the API knows may present tokens: a token the realm issued to some other client
+    // (a test client, a third-party app with the right audience) is not for us.
+    const client = claims.azp ?? claims.client_id;
+    if (typeof client !== 'string' || !this.allowedClients.has(client)) {
+      throw new InvalidTokenError('the token was issued to a client this API does not serve (azp)');
+    }
+    const binding = boundThumbprintOf(claims);
+    if (binding.refusal) throw new InvalidTokenError(binding.refusal);
+    return toAuthenticatedUser(claims, binding.jkt ?? null);
   }
 }

@@ -20,7 +20,7 @@ export class RolesGuard implements CanActivate {
     const user = context.switchToHttp().getRequest<{ user?: AuthenticatedUser }>().user;
     // @Roles on a @Public route is a programming error; refusing is the safe reading of it.
     if (!user || !required.every((role) => user.roles.includes(role))) {
-      throw new InsufficientScopeError(required);
+      throw new InsufficientScopeError(required, user?.boundKeyThumbprint ? 'DPoP' : 'Bearer');
     }
     return true;
   }

@@ -2,9 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
-import type { AuthenticatedUser } from './access-token.js';
 import { parseJwks, SigningKeySource } from './signing-key-source.js';
-import { VerifiedTokenCache } from './verified-token-cache.js';
 
 describe('signing keys: rotation, unknown kids and issuer outages', () => {
   let issuer: LocalIssuer;
@@ -115,35 +113,5 @@ describe('parseJwks', () => {
 
   it('refuses a document without keys', () => {
     expect(() => parseJwks({}, ['RS256'])).toThrow(/keys/);
-  });
-});
-
-describe('VerifiedTokenCache', () => {
-  const user = (expiresAt: number): AuthenticatedUser => ({
-    sub: 's',
-    username: 'u',
-    email: null,
-    name: null,
-    roles: [],
-    actor: 'u',
-    expiresAt,
-  });
-
-  it('never serves an entry at or after the token expiry', () => {
-    const cache = new VerifiedTokenCache();
-    cache.set('t', user(1000));
-    expect(cache.get('t', 999)).toBeDefined();
-    expect(cache.get('t', 1000)).toBeUndefined();
-    expect(cache.size).toBe(0);
-  });
-
-  it('is bounded in size, evicting the oldest entry', () => {
-    const cache = new VerifiedTokenCache(2);
-    cache.set('a', user(10));
-    cache.set('b', user(10));
-    cache.set('c', user(10));
-    expect(cache.size).toBe(2);
-    expect(cache.get('a', 0)).toBeUndefined();
-    expect(cache.get('c', 0)).toBeDefined();
   });
 });

@@ -83,6 +83,14 @@ export class SigningKeySource implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /**
+   * Whether `key` is still one of the issuer's published keys: false once a refresh no longer finds it
+   * (rotated out, or replaced under the same kid). Cached verified tokens are only served while it is true.
+   */
+  isPublished(kid: string, key: SigningKey): boolean {
+    return this.keys.get(kid) === key;
+  }
+
+  /**
    * The verification key for a token's `kid`, refetching the JWKS for an unknown kid within the limit.
    *
    * @throws IssuerUnavailableError while the keys cannot be fetched; InvalidTokenError for a kid the
@@ -136,7 +144,7 @@ export class SigningKeySource implements OnApplicationBootstrap, OnApplicationSh
       const text = await response.text();
       if (text.length > MAX_JWKS_BYTES)
         throw new Error(`${this.jwksUri} is larger than ${MAX_JWKS_BYTES} bytes`);
-      this.keys = parseJwks(JSON.parse(text), this.config.oidcAlgorithms);
+      this.keys = keepUnchanged(this.keys, parseJwks(JSON.parse(text), this.config.oidcAlgorithms));
       this.lastFetchFailed = false;
     } catch (error) {
       this.lastFetchFailed = true;
@@ -214,6 +222,21 @@ export function parseJwks(document: unknown, algorithms: readonly string[]): Map
     }
   }
   return result;
+}
+
+/**
+ * The fresh key set, reusing the previous `SigningKey` object for every key that did not change, so that
+ * identity (see `isPublished`) means "the same key material is still published".
+ */
+function keepUnchanged(
+  previous: ReadonlyMap<string, SigningKey>,
+  fresh: Map<string, SigningKey>,
+): Map<string, SigningKey> {
+  for (const [kid, key] of fresh) {
+    const old = previous.get(kid);
+    if (old && old.alg === key.alg && old.key.equals(key.key)) fresh.set(kid, old);
+  }
+  return fresh;
 }
 
 function describe(error: unknown): string {

@@ -21,6 +21,15 @@ export interface AppConfig {
   readonly jwksCacheSeconds: number;
   /** Minimum time between JWKS refetches caused by tokens with an unknown `kid`. */
   readonly jwksRefetchIntervalSeconds: number;
+  /** Clients (`azp`) whose access tokens the API accepts (`OIDC_ALLOWED_CLIENTS`). */
+  readonly allowedClients: readonly string[];
+  /**
+   * The origin browsers call the API at (`API_PUBLIC_URL`), the same behind a proxy or ingress: a DPoP
+   * proof's `htu` must be this origin followed by the request's path.
+   */
+  readonly apiPublicUrl: string;
+  /** How old a DPoP proof's `iat` may be, in seconds (plus the clock tolerance either way). */
+  readonly dpopProofMaxAgeSeconds: number;
   readonly database: DatabaseTarget;
   readonly corsOrigins: readonly string[];
   /** Origins a published remote's manifest URL may live on. */

@@ -23,6 +23,9 @@ describe('loadConfig', () => {
       clockToleranceSeconds: 30,
       jwksCacheSeconds: 600,
       jwksRefetchIntervalSeconds: 30,
+      allowedClients: ['atrium-shell', 'atrium-deployer', 'atrium-platform'],
+      apiPublicUrl: 'http://localhost:3000',
+      dpopProofMaxAgeSeconds: 60,
       database: { driver: 'sqlite', path: '/srv/atrium/.data/atrium.db' },
       corsOrigins: ['http://localhost:4000'],
       allowedRemoteOrigins: ['http://localhost:4100'],
@@ -51,6 +54,9 @@ describe('loadConfig', () => {
         OIDC_CLOCK_TOLERANCE_SECONDS: '60',
         OIDC_JWKS_REFETCH_INTERVAL_SECONDS: '5',
         ALLOWED_REMOTE_ORIGINS: 'https://cdn.example.test',
+        OIDC_ALLOWED_CLIENTS: 'atrium-shell, atrium-deployer',
+        API_PUBLIC_URL: 'https://atrium.example.test',
+        DPOP_PROOF_MAX_AGE_SECONDS: '30',
       },
       '/srv/atrium',
     );
@@ -66,6 +72,9 @@ describe('loadConfig', () => {
       clockToleranceSeconds: 60,
       jwksRefetchIntervalSeconds: 5,
       allowedRemoteOrigins: ['https://cdn.example.test'],
+      allowedClients: ['atrium-shell', 'atrium-deployer'],
+      apiPublicUrl: 'https://atrium.example.test',
+      dpopProofMaxAgeSeconds: 30,
     });
   });
 
@@ -120,6 +129,12 @@ describe('loadConfig', () => {
     ['OIDC_CLOCK_TOLERANCE_SECONDS', '61'],
     ['OIDC_JWKS_REFETCH_INTERVAL_SECONDS', '0'],
     ['ALLOWED_REMOTE_ORIGINS', 'http://localhost:4100/remotes'],
+    ['OIDC_ALLOWED_CLIENTS', ' , '],
+    ['API_PUBLIC_URL', 'http://localhost:3000/api'],
+    ['API_PUBLIC_URL', 'http://localhost:3000,http://localhost:3001'],
+    ['API_PUBLIC_URL', 'localhost:3000'],
+    ['DPOP_PROOF_MAX_AGE_SECONDS', '0'],
+    ['DPOP_PROOF_MAX_AGE_SECONDS', '301'],
   ])('refuses %s=%s', (variable, value) => {
     expect(problemsOf({ [variable]: value })).toEqual([expect.stringMatching(new RegExp(`^${variable}=`))]);
   });

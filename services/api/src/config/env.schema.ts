@@ -50,6 +50,19 @@ const HINTS: Record<string, { expected: string; example: string }> = {
     expected: 'an integer between 1 and 3600 (minimum time between refetches for unknown key ids)',
     example: 'OIDC_JWKS_REFETCH_INTERVAL_SECONDS=30',
   },
+  OIDC_ALLOWED_CLIENTS: {
+    expected: 'a comma-separated list of client ids whose tokens (azp) the API accepts',
+    example: 'OIDC_ALLOWED_CLIENTS=atrium-shell,atrium-deployer,atrium-platform',
+  },
+  API_PUBLIC_URL: {
+    expected:
+      'the http(s) origin browsers call the API at (scheme://host[:port], no path): DPoP proofs name it in htu',
+    example: 'API_PUBLIC_URL=http://localhost:3000',
+  },
+  DPOP_PROOF_MAX_AGE_SECONDS: {
+    expected: 'an integer between 5 and 300 (how old a DPoP proof may be, plus OIDC_CLOCK_TOLERANCE_SECONDS)',
+    example: 'DPOP_PROOF_MAX_AGE_SECONDS=60',
+  },
   DATABASE_URL: {
     expected: 'postgres://user@host:port/db, postgresql://..., or sqlite:PATH',
     example: 'DATABASE_URL=postgres://postgres@127.0.0.1:5432/atrium',
@@ -86,6 +99,24 @@ const originList = z.string().transform((value, ctx) => {
     }
   }
   return origins;
+});
+
+const origin = originList.refine((origins) => origins.length === 1, 'exactly one origin');
+
+const clientList = z.string().transform((value, ctx) => {
+  const clients = [
+    ...new Set(
+      value
+        .split(',')
+        .map((client) => client.trim())
+        .filter((client) => client.length > 0),
+    ),
+  ];
+  if (clients.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'empty list' });
+    return z.NEVER;
+  }
+  return clients;
 });
 
 const algorithmList = z.string().transform((value, ctx) => {
@@ -144,6 +175,9 @@ export const envSchema = z.object({
   OIDC_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
   OIDC_JWKS_CACHE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
   OIDC_JWKS_REFETCH_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  OIDC_ALLOWED_CLIENTS: clientList.default(['atrium-shell', 'atrium-deployer', 'atrium-platform']),
+  API_PUBLIC_URL: origin.default(['http://localhost:3000']),
+  DPOP_PROOF_MAX_AGE_SECONDS: z.coerce.number().int().min(5).max(300).default(60),
   DATABASE_URL: databaseUrl.prefault('sqlite:.data/atrium.db'),
   CORS_ORIGINS: originList.default(['http://localhost:4000']),
   ALLOWED_REMOTE_ORIGINS: originList.default(['http://localhost:4100']),
@@ -204,6 +238,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     clockToleranceSeconds: parsed.OIDC_CLOCK_TOLERANCE_SECONDS,
     jwksCacheSeconds: parsed.OIDC_JWKS_CACHE_SECONDS,
     jwksRefetchIntervalSeconds: parsed.OIDC_JWKS_REFETCH_INTERVAL_SECONDS,
+    allowedClients: parsed.OIDC_ALLOWED_CLIENTS,
+    apiPublicUrl: parsed.API_PUBLIC_URL[0] as string,
+    dpopProofMaxAgeSeconds: parsed.DPOP_PROOF_MAX_AGE_SECONDS,
     database,
     corsOrigins: parsed.CORS_ORIGINS,
     allowedRemoteOrigins: parsed.ALLOWED_REMOTE_ORIGINS,

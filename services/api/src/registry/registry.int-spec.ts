@@ -173,6 +173,7 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
       roles: ['remote-publisher'],
       actor: 'it-deployer',
       expiresAt: Number.MAX_SAFE_INTEGER,
+      boundKeyThumbprint: null,
     };
     const refusal: unknown = await RequestContext.create(api.app.get(MikroORM).em, () =>
       registry.publish(deployerUser, open, {

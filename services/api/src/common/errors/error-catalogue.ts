@@ -6,6 +6,8 @@
 export const ERROR_CATALOGUE = {
   unauthenticated: { status: 401, title: 'Authentication required' },
   invalid_token: { status: 401, title: 'Invalid access token' },
+  invalid_dpop_proof: { status: 401, title: 'Invalid DPoP proof' },
+  dpop_required: { status: 401, title: 'DPoP-bound access token sent as Bearer' },
   invalid_request: { status: 400, title: 'Invalid authentication request' },
   insufficient_scope: { status: 403, title: 'Insufficient permissions' },
   validation_failed: { status: 400, title: 'Request validation failed' },

@@ -1,0 +1,58 @@
+/** A clock in milliseconds, injectable so that tests can move time without sleeping. */
+export type MillisecondClock = () => number;
+
+/**
+ * The `jti`s of DPoP proofs this process has accepted, so that each proof is used once (RFC 9449 §11.1).
+ *
+ * Two generations of one `spanMs` each: a new jti goes into the current one, and when a span has passed the
+ * current becomes the previous and the previous is forgotten. A jti is therefore remembered for at least
+ * one full span after it was accepted. The span is the time a proof stays acceptable (its maximum age plus
+ * the clock tolerance on both sides), so by the time a jti is forgotten, its proof is refused as too old
+ * anyway. Forgetting costs nothing per entry (no timers, no sweeps).
+ *
+ * Bounded: when both generations together hold `maxEntries`, the previous generation is dropped early. That
+ * re-opens replay of those proofs for the rest of their window, and only happens at a sustained rate of
+ * `maxEntries / span` accepted proofs per second on one process (see docs/security-tokens.md).
+ *
+ * Per process: replicas do not share it (see docs/security-tokens.md for why that is acceptable here).
+ */
+export class ProofReplayCache {
+  private current = new Set<string>();
+  private previous = new Set<string>();
+  private currentStartedAt: number;
+
+  constructor(
+    private readonly spanMs: number,
+    private readonly maxEntries = 500_000,
+    private readonly now: MillisecondClock = Date.now,
+  ) {
+    this.currentStartedAt = now();
+  }
+
+  /** Records `id` and returns true, or returns false when it was already recorded (a replay). */
+  use(id: string): boolean {
+    this.rotate();
+    if (this.current.has(id) || this.previous.has(id)) return false;
+    if (this.current.size + this.previous.size >= this.maxEntries) {
+      this.previous = this.current;
+      this.current = new Set();
+      this.currentStartedAt = this.now();
+      if (this.previous.size >= this.maxEntries) this.previous = new Set();
+    }
+    this.current.add(id);
+    return true;
+  }
+
+  get size(): number {
+    return this.current.size + this.previous.size;
+  }
+
+  private rotate(): void {
+    const elapsed = this.now() - this.currentStartedAt;
+    if (elapsed < this.spanMs) return;
+    // More than two spans since the last rotation: everything held is older than a span.
+    this.previous = elapsed >= 2 * this.spanMs ? new Set() : this.current;
+    this.current = new Set();
+    this.currentStartedAt = this.now();
+  }
+}
