@@ -65,6 +65,11 @@ test('two tabs of one person share the session through several renewals, one ren
   // Signing out in one tab signs out the other, which asks before signing in again.
   await first.getByRole('button', { name: 'Sign out' }).click();
   await expect(second.getByRole('heading', { name: 'You have been signed out' })).toBeVisible();
+  // (Had the second tab gone to Keycloak at once, it could have arrived before the first tab's sign-out and
+  // been signed straight back in; the person reads the notice first.)
+  await first.waitForURL((url) => url.origin === 'http://localhost:4000' && url.pathname === '/', {
+    waitUntil: 'commit',
+  });
   await second.getByRole('button', { name: 'Sign in again' }).click();
   await expect(second.getByLabel('Password', { exact: true })).toBeVisible();
 });
