@@ -1,17 +1,6 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { openAs } from './support/keycloak.ts';
-
-interface StoredUser {
-  access_token: string;
-  expires_at: number;
-}
-
-async function storedUser(page: Page): Promise<StoredUser> {
-  return page.evaluate(() => {
-    const key = Object.keys(sessionStorage).find((name) => name.startsWith('oidc.user:'));
-    return JSON.parse(sessionStorage.getItem(key ?? '') ?? '{}') as StoredUser;
-  });
-}
+import { storedSession as storedUser } from './support/tokens.ts';
 
 function lifespanSeconds(token: string): number {
   const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as {

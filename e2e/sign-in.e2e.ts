@@ -34,13 +34,35 @@ test('alice signs in once, sees her profile from the API, keeps her theme across
   await expect(page.getByRole('status')).toHaveText(/preferences saved/i);
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
 
-  // Tokens live in sessionStorage, never localStorage; a reload keeps the session.
-  const stored = await page.evaluate(() => ({
-    local: Object.keys(window.localStorage).filter((key) => key.startsWith('oidc.')),
-    session: Object.keys(window.sessionStorage).filter((key) => key.startsWith('oidc.user:')),
-  }));
-  expect(stored.local).toEqual([]);
-  expect(stored.session).toHaveLength(1);
+  // The session is shared by the tabs (localStorage) and bound to a key the page can use but not read: the
+  // DPoP key in IndexedDB is non-extractable, so no script can copy it out with the tokens.
+  const stored = await page.evaluate(async () => {
+    const key = await new Promise<CryptoKey>((resolve, reject) => {
+      const open = indexedDB.open('oidc');
+      open.onerror = () => reject(open.error ?? new Error('indexedDB'));
+      open.onsuccess = () => {
+        const read = open.result.transaction('dpop').objectStore('dpop').get('atrium-shell');
+        read.onsuccess = () => resolve((read.result as { keys: CryptoKeyPair }).keys.privateKey);
+      };
+    });
+    const userKey = Object.keys(window.localStorage).find((name) => name.startsWith('oidc.user:')) ?? '';
+    return {
+      tokenType: (JSON.parse(window.localStorage.getItem(userKey) ?? '{}') as { token_type?: string })
+        .token_type,
+      inSessionStorage: Object.keys(window.sessionStorage).filter((name) => name.startsWith('oidc.user:')),
+      keyExtractable: key.extractable,
+      keyExport: await crypto.subtle.exportKey('jwk', key).then(
+        () => 'exported',
+        (error: unknown) => (error as Error).name,
+      ),
+    };
+  });
+  expect(stored).toEqual({
+    tokenType: 'DPoP',
+    inSessionStorage: [],
+    keyExtractable: false,
+    keyExport: 'InvalidAccessError',
+  });
 
   await page.reload();
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');

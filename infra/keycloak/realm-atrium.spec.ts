@@ -20,6 +20,7 @@ interface Client {
   attributes: Record<string, string>;
   protocolMappers?: ProtocolMapper[];
   defaultClientScopes: string[];
+  optionalClientScopes: string[];
 }
 interface User {
   username: string;
@@ -36,6 +37,8 @@ interface Realm {
   realm: string;
   accessTokenLifespan: number;
   bruteForceProtected: boolean;
+  revokeRefreshToken: boolean;
+  refreshTokenMaxReuse: number;
   roles: { realm: { name: string; composite?: boolean; composites?: { realm: string[] } }[] };
   defaultRole: { name: string };
   clients: Client[];
@@ -121,6 +124,11 @@ describe('realm-atrium.json', () => {
       expect(shell.attributes['use.refresh.tokens']).toBe('true');
     });
 
+    it('may not ask for offline tokens, which would outlive the session and sign-out', () => {
+      expect(shell.defaultClientScopes).not.toContain('offline_access');
+      expect(shell.optionalClientScopes).not.toContain('offline_access');
+    });
+
     it('puts only the Atrium roles and the identity claims into its tokens', () => {
       expect(shell.fullScopeAllowed).toBe(false);
       expect(realm.scopeMappings.find((m) => m.client === 'atrium-shell')?.roles.sort()).toEqual([
@@ -159,6 +167,17 @@ describe('realm-atrium.json', () => {
     ]);
     const serviceAccount = realm.users.find((u) => u.serviceAccountClientId === 'atrium-deployer');
     expect(serviceAccount?.realmRoles).toEqual(['remote-publisher']);
+  });
+
+  it('rotates refresh tokens: each one works once, so a copied one is worth a single use', () => {
+    expect(realm.revokeRefreshToken).toBe(true);
+    expect(realm.refreshTokenMaxReuse).toBe(0);
+  });
+
+  it('gives nobody the offline_access role through the default roles', () => {
+    const defaultRole = realm.roles.realm.find((r) => r.name === realm.defaultRole.name);
+    expect(defaultRole?.composites?.realm).not.toContain('offline_access');
+    for (const demo of realm.users) expect(demo.realmRoles).not.toContain('offline_access');
   });
 
   it('gives every new user atrium-user through the default roles', () => {

@@ -49,11 +49,11 @@ function registry(active: string): AdminRemotesDocument {
 function renderWithShell(children: React.ReactNode) {
   const context: AtriumContextValue = {
     user: { sub: 'a1', username: 'ada', name: 'Ada Lovelace', email: undefined, roles: ['atrium-admin'] },
-    getAccessToken: () => Promise.resolve('token'),
     api: createApiClient({
       baseUrl: API,
-      getAccessToken: () => Promise.resolve('token'),
-      renewAccessToken: () => Promise.resolve('token'),
+      // The shell's proofs are tested in the sdk and the shell; these pages only need requests to go out.
+      authorize: () => Promise.resolve({ authorization: 'DPoP token', dpop: 'header.payload.signature' }),
+      renewAuthorization: () => Promise.resolve(),
     }),
     theme: 'system',
     setTheme: vi.fn(),

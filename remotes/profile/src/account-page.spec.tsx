@@ -35,11 +35,11 @@ function renderPage() {
       email: alice.email,
       roles: alice.roles,
     },
-    getAccessToken: () => Promise.resolve('token'),
     api: createApiClient({
       baseUrl: API,
-      getAccessToken: () => Promise.resolve('token'),
-      renewAccessToken: () => Promise.resolve('token'),
+      // The shell's proofs are tested in the sdk and the shell; these pages only need requests to go out.
+      authorize: () => Promise.resolve({ authorization: 'DPoP token', dpop: 'header.payload.signature' }),
+      renewAuthorization: () => Promise.resolve(),
     }),
     theme: 'system',
     setTheme,

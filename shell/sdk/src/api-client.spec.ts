@@ -1,8 +1,17 @@
+import {
+  base64url,
+  EmbeddedJWK,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+  SignJWT,
+  type JWTPayload,
+} from 'jose';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApiClient } from './api-client';
-import { ApiForeignOriginError, ApiNetworkError, ApiProblemError } from './api-errors';
+import { createApiClient, type ApiAuthorization, type ApiRequestTarget } from './api-client';
+import { ApiAuthorizationError, ApiForeignOriginError, ApiNetworkError, ApiProblemError } from './api-errors';
 
 const API = 'http://api.test';
 const server = setupServer();
@@ -11,31 +20,148 @@ beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
+// The key the shell would keep in the browser; here the test plays the shell and signs real proofs with it.
+const key = await generateKeyPair('ES256');
+const publicJwk = await exportJWK(key.publicKey);
+const hashOf = async (token: string) =>
+  base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token))));
+
+async function proofFor(target: ApiRequestTarget, token: string): Promise<string> {
+  return new SignJWT({
+    htm: target.method,
+    htu: target.url,
+    ath: await hashOf(token),
+    jti: crypto.randomUUID(),
+  })
+    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: publicJwk })
+    .setIssuedAt()
+    .sign(key.privateKey);
+}
+
 function clientWith(tokens: { current: string; renewed?: string }) {
-  const getAccessToken = vi.fn(() => Promise.resolve(tokens.current));
-  const renewAccessToken = vi.fn(() =>
-    tokens.renewed === undefined
-      ? Promise.reject(new Error('session over'))
-      : Promise.resolve(tokens.renewed),
-  );
-  const client = createApiClient({
-    baseUrl: `${API}/`,
-    getAccessToken,
-    renewAccessToken,
+  const authorize = vi.fn(async (target: ApiRequestTarget): Promise<ApiAuthorization> => ({
+    authorization: `DPoP ${tokens.current}`,
+    dpop: await proofFor(target, tokens.current),
+  }));
+  const renewAuthorization = vi.fn(() => {
+    if (tokens.renewed === undefined) return Promise.reject(new Error('session over'));
+    tokens.current = tokens.renewed;
+    return Promise.resolve();
   });
-  return { client, getAccessToken, renewAccessToken };
+  const client = createApiClient({ baseUrl: `${API}/`, authorize, renewAuthorization });
+  return { client, authorize, renewAuthorization };
+}
+
+interface SeenRequest {
+  readonly authorization: string | null;
+  readonly proof: JWTPayload;
+  /** Whether htm, htu and ath match this very request, as an API checking DPoP compares them. */
+  readonly matchesRequest: boolean;
+}
+
+/** Reads a request the way an API that checks DPoP does: the proof's signature, then its claims. */
+async function seen(request: Request): Promise<SeenRequest> {
+  const authorization = request.headers.get('Authorization');
+  const { payload } = await jwtVerify(request.headers.get('DPoP') ?? '', EmbeddedJWK, {
+    typ: 'dpop+jwt',
+    algorithms: ['ES256'],
+  });
+  const url = new URL(request.url);
+  const token = authorization?.replace(/^DPoP /, '') ?? '';
+  return {
+    authorization,
+    proof: payload,
+    matchesRequest:
+      payload.htm === request.method &&
+      payload.htu === `${url.origin}${url.pathname}` &&
+      payload.ath === (await hashOf(token)),
+  };
 }
 
 describe('createApiClient', () => {
-  it('sends the access token as a Bearer header and parses the JSON body', async () => {
-    server.use(
-      http.get(`${API}/api/me`, ({ request }) =>
-        HttpResponse.json({ seen: request.headers.get('Authorization') }),
-      ),
-    );
+  it('sends the token as DPoP with a proof for exactly this method and URL, and parses the JSON body', async () => {
+    server.use(http.get(`${API}/api/remotes`, async ({ request }) => HttpResponse.json(await seen(request))));
     const { client } = clientWith({ current: 'token-1' });
 
-    await expect(client.get('/api/me')).resolves.toEqual({ seen: 'Bearer token-1' });
+    const answer = await client.get<SeenRequest>('/api/remotes?status=active#top');
+    expect(answer.authorization).toBe('DPoP token-1');
+    expect(answer.proof).toMatchObject({
+      htm: 'GET',
+      htu: `${API}/api/remotes`,
+      ath: await hashOf('token-1'),
+    });
+    expect(answer.matchesRequest).toBe(true);
+  });
+
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE'])('names the method %s in the proof', async (method) => {
+    server.use(http.all(`${API}/api/thing`, async ({ request }) => HttpResponse.json(await seen(request))));
+    const { client } = clientWith({ current: 'token-1' });
+
+    const answer = await client.request<SeenRequest>(method.toLowerCase(), '/api/thing', { x: 1 });
+    expect(answer.proof.htm).toBe(method);
+    expect(answer.matchesRequest).toBe(true);
+  });
+
+  it('makes a new proof for every request, so a captured proof is good for one request only', async () => {
+    server.use(http.get(`${API}/api/me`, async ({ request }) => HttpResponse.json(await seen(request))));
+    const { client, authorize } = clientWith({ current: 'token-1' });
+
+    const first = await client.get<SeenRequest>('/api/me');
+    const second = await client.get<SeenRequest>('/api/me');
+    expect(authorize).toHaveBeenCalledTimes(2);
+    expect(first.proof.jti).not.toBe(second.proof.jti);
+  });
+
+  it.each<[string, ApiAuthorization]>([
+    ['no proof', { authorization: 'DPoP token-1', dpop: '' }],
+    ['a proof that is not a JWT', { authorization: 'DPoP token-1', dpop: 'not-a-jwt' }],
+    ['a bearer token', { authorization: 'Bearer token-1', dpop: 'a.b.c' }],
+    ['no token', { authorization: 'DPoP ', dpop: 'a.b.c' }],
+  ])('never sends a request authorised with %s', async (_case, authorization) => {
+    const sent: string[] = [];
+    server.use(
+      http.all('*', ({ request }) => {
+        sent.push(request.url);
+        return HttpResponse.json({});
+      }),
+    );
+    const client = createApiClient({
+      baseUrl: API,
+      authorize: () => Promise.resolve(authorization),
+      renewAuthorization: () => Promise.resolve(),
+    });
+
+    await expect(client.get('/api/me')).rejects.toBeInstanceOf(ApiAuthorizationError);
+    expect(sent).toEqual([]);
+  });
+
+  it('sends nothing and passes the reason on when the shell cannot authorise the request', async () => {
+    const sent: string[] = [];
+    server.use(
+      http.all('*', ({ request }) => {
+        sent.push(request.url);
+        return HttpResponse.json({});
+      }),
+    );
+    const client = createApiClient({
+      baseUrl: API,
+      authorize: () => Promise.reject(new Error('Your session has ended.')),
+      renewAuthorization: () => Promise.resolve(),
+    });
+
+    await expect(client.get('/api/me')).rejects.toThrow('Your session has ended.');
+    expect(sent).toEqual([]);
+  });
+
+  it("keeps a caller's headers from replacing Authorization or DPoP", async () => {
+    server.use(http.get(`${API}/api/me`, async ({ request }) => HttpResponse.json(await seen(request))));
+    const { client } = clientWith({ current: 'token-1' });
+
+    const answer = await client.get<SeenRequest>('/api/me', {
+      headers: { authorization: 'Bearer stolen', dpop: 'forged.proof.here' },
+    });
+    expect(answer.authorization).toBe('DPoP token-1');
+    expect(answer.matchesRequest).toBe(true);
   });
 
   it('sends a JSON body with its content type', async () => {
@@ -52,22 +178,24 @@ describe('createApiClient', () => {
     });
   });
 
-  it('renews the token once after a 401 and retries the request with the new token', async () => {
-    const seen: (string | null)[] = [];
+  it('renews the token once after a 401 and retries the request with the new token and a new proof', async () => {
+    const requests: SeenRequest[] = [];
     server.use(
-      http.get(`${API}/api/me`, ({ request }) => {
-        const authorization = request.headers.get('Authorization');
-        seen.push(authorization);
-        return authorization === 'Bearer fresh'
+      http.get(`${API}/api/me`, async ({ request }) => {
+        const checked = await seen(request);
+        requests.push(checked);
+        return checked.authorization === 'DPoP fresh' && checked.matchesRequest
           ? HttpResponse.json({ ok: true })
           : new HttpResponse(null, { status: 401 });
       }),
     );
-    const { client, renewAccessToken } = clientWith({ current: 'stale', renewed: 'fresh' });
+    const { client, renewAuthorization } = clientWith({ current: 'stale', renewed: 'fresh' });
 
     await expect(client.get('/api/me')).resolves.toEqual({ ok: true });
-    expect(renewAccessToken).toHaveBeenCalledTimes(1);
-    expect(seen).toEqual(['Bearer stale', 'Bearer fresh']);
+    expect(renewAuthorization).toHaveBeenCalledTimes(1);
+    expect(requests.map((request) => request.authorization)).toEqual(['DPoP stale', 'DPoP fresh']);
+    expect(requests[1]?.proof.ath).toBe(await hashOf('fresh'));
+    expect(requests[0]?.proof.jti).not.toBe(requests[1]?.proof.jti);
   });
 
   it('gives up with a 401 ApiProblemError when the retried request is also unauthorised', async () => {
@@ -81,12 +209,12 @@ describe('createApiClient', () => {
         );
       }),
     );
-    const { client, renewAccessToken } = clientWith({ current: 'stale', renewed: 'also-rejected' });
+    const { client, renewAuthorization } = clientWith({ current: 'stale', renewed: 'also-rejected' });
 
     const error = await client.get('/api/me').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiProblemError);
     expect(error).toMatchObject({ status: 401, code: 'unauthenticated' });
-    expect(renewAccessToken).toHaveBeenCalledTimes(1);
+    expect(renewAuthorization).toHaveBeenCalledTimes(1);
     expect(calls).toBe(2);
   });
 
@@ -171,15 +299,14 @@ describe('createApiClient', () => {
     await expect(client.delete('/api/thing')).resolves.toBeUndefined();
   });
 
-  it('sends the token to an absolute URL on the API origin', async () => {
-    server.use(
-      http.get(`${API}/api/remotes`, ({ request }) =>
-        HttpResponse.json({ seen: request.headers.get('Authorization') }),
-      ),
-    );
+  it('sends the token and a proof to an absolute URL on the API origin', async () => {
+    server.use(http.get(`${API}/api/remotes`, async ({ request }) => HttpResponse.json(await seen(request))));
     const { client } = clientWith({ current: 'token-1' });
 
-    await expect(client.get(`${API}/api/remotes`)).resolves.toEqual({ seen: 'Bearer token-1' });
+    const answer = await client.get<SeenRequest>(`${API}/api/remotes?page=2`);
+    expect(answer.authorization).toBe('DPoP token-1');
+    expect(answer.proof.htu).toBe(`${API}/api/remotes`);
+    expect(answer.matchesRequest).toBe(true);
   });
 
   it.each([
@@ -188,7 +315,7 @@ describe('createApiClient', () => {
     ['another port', 'http://api.test:8443/api/me'],
     ['a look-alike host', 'http://api.test.evil.test/api/me'],
     ['another host in an upper-case scheme', 'HTTP://evil.test/api/me'],
-  ])('refuses an absolute URL on %s without reading the token or sending anything', async (_case, url) => {
+  ])('refuses an absolute URL on %s without authorising or sending anything', async (_case, url) => {
     const sent: string[] = [];
     server.use(
       http.all('*', ({ request }) => {
@@ -196,13 +323,13 @@ describe('createApiClient', () => {
         return HttpResponse.json({});
       }),
     );
-    const { client, getAccessToken, renewAccessToken } = clientWith({ current: 'token-1' });
+    const { client, authorize, renewAuthorization } = clientWith({ current: 'token-1' });
 
     const error = await client.post(url, { x: 1 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiForeignOriginError);
     expect(error).toMatchObject({ url, apiOrigin: API });
     expect(sent).toEqual([]);
-    expect(getAccessToken).not.toHaveBeenCalled();
-    expect(renewAccessToken).not.toHaveBeenCalled();
+    expect(authorize).not.toHaveBeenCalled();
+    expect(renewAuthorization).not.toHaveBeenCalled();
   });
 });

@@ -1,4 +1,5 @@
 import {
+  ApiAuthorizationError,
   ApiForeignOriginError,
   ApiNetworkError,
   ApiProblemError,
@@ -7,18 +8,48 @@ import {
 } from './api-errors';
 
 /**
- * How {@link createApiClient} reaches the API and obtains tokens.
+ * One API request the client is about to send, as {@link ApiClientOptions.authorize} must authorise it.
+ */
+export interface ApiRequestTarget {
+  /** The HTTP method, upper case (the proof's `htm`). */
+  readonly method: string;
+  /** The request URL without query and fragment (the proof's `htu`), e.g. `http://localhost:3000/api/me`. */
+  readonly url: string;
+}
+
+/**
+ * The headers that authorise one request with a sender-constrained token (OAuth 2.0 DPoP, RFC 9449).
+ */
+export interface ApiAuthorization {
+  /** The `Authorization` header: `DPoP <access token>`. */
+  readonly authorization: string;
+  /**
+   * The `DPoP` header: a proof JWT signed with the key the token is bound to, made for this request's method
+   * and URL only (`htm`, `htu`) and carrying the token's hash (`ath`).
+   */
+  readonly dpop: string;
+}
+
+/**
+ * How {@link createApiClient} reaches the API and authorises requests. The client never sees a key and
+ * never talks to the identity provider: the shell does both and hands over {@link ApiClientOptions.authorize}.
  */
 export interface ApiClientOptions {
   /** API origin (and optional path prefix), e.g. `http://localhost:3000`. Request paths are appended. */
   readonly baseUrl: string;
-  /** Returns a currently valid access token (the shell renews it when it is close to expiry). */
-  readonly getAccessToken: () => Promise<string>;
   /**
-   * Forces a token renewal and returns the new token. Called once when the API answers 401, after which
-   * the request is retried once. Rejecting means the session is over; the 401 is then reported.
+   * Returns the headers for one request: a currently valid token and a fresh proof for exactly this method
+   * and URL (the shell renews the token first when it is close to expiry). Called again for every request and
+   * every retry, since a proof is valid for one request only. A request whose authorisation lacks either
+   * header is refused with {@link ApiAuthorizationError} and never sent; a rejection is passed to the caller
+   * (the session is over).
    */
-  readonly renewAccessToken: () => Promise<string>;
+  readonly authorize: (request: ApiRequestTarget) => Promise<ApiAuthorization>;
+  /**
+   * Forces a token renewal. Called once when the API answers 401, after which the request is authorised
+   * again and retried once. Rejecting means the session is over; the 401 is then reported.
+   */
+  readonly renewAuthorization: () => Promise<void>;
   /** The fetch implementation; defaults to the global `fetch`. */
   readonly fetch?: typeof fetch;
 }
@@ -29,7 +60,7 @@ export interface ApiClientOptions {
 export interface ApiRequestOptions {
   /** Cancels the request; an aborted request rejects with the abort reason, not an API error. */
   readonly signal?: AbortSignal;
-  /** Extra headers; `Authorization` is always set by the client. */
+  /** Extra headers; `Authorization` and `DPoP` are always set by the client and cannot be overridden. */
   readonly headers?: Record<string, string>;
 }
 
@@ -43,7 +74,8 @@ export interface ApiClient {
   request<T>(method: string, path: string, body?: unknown, options?: ApiRequestOptions): Promise<T>;
   /**
    * `GET path`. A `path` may also be an absolute http(s) URL on the API's own origin; any other origin is
-   * refused with {@link ApiForeignOriginError} before a token is read, so the token never leaves the API.
+   * refused with {@link ApiForeignOriginError} before anything is authorised, so the token never leaves the
+   * API.
    */
   get<T>(path: string, options?: ApiRequestOptions): Promise<T>;
   /** `POST path` with a JSON body. */
@@ -67,14 +99,22 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   async function send(
     method: string,
     url: string,
-    token: string,
     body: unknown,
     requestOptions: ApiRequestOptions | undefined,
   ): Promise<Response> {
+    const authorization = await options.authorize({ method, url: proofUrl(url) });
+    // A token without a proof would be a plain bearer token again: refuse rather than send it.
+    if (
+      !/^DPoP \S+$/.test(authorization.authorization) ||
+      !/^[\w-]+\.[\w-]+\.[\w-]+$/.test(authorization.dpop)
+    ) {
+      throw new ApiAuthorizationError(url);
+    }
     const headers: Record<string, string> = {
       Accept: 'application/json, application/problem+json',
-      ...requestOptions?.headers,
-      Authorization: `Bearer ${token}`,
+      ...withoutAuthorization(requestOptions?.headers),
+      Authorization: authorization.authorization,
+      DPoP: authorization.dpop,
     };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     try {
@@ -102,19 +142,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // Every remote shares this client, so one mistyped or injected URL must not hand the token to a third
     // party: only the API's origin is ever sent a request, let alone the token.
     if (absolute && new URL(path).origin !== apiOrigin) throw new ApiForeignOriginError(path, apiOrigin);
-    let response = await send(method, url, await options.getAccessToken(), body, requestOptions);
+    const upperMethod = method.toUpperCase();
+    let response = await send(upperMethod, url, body, requestOptions);
     if (response.status === 401) {
       // The token may have expired between the check and the call, or been revoked: renew once and retry
-      // once. A second 401 is final so a broken session cannot loop.
-      let renewed: string | undefined;
+      // once (with a new proof). A second 401 is final so a broken session cannot loop.
+      let renewed: boolean;
       try {
-        renewed = await options.renewAccessToken();
+        await options.renewAuthorization();
+        renewed = true;
       } catch {
-        renewed = undefined;
+        renewed = false;
       }
-      if (renewed !== undefined) {
+      if (renewed) {
         await response.body?.cancel();
-        response = await send(method, url, renewed, body, requestOptions);
+        response = await send(upperMethod, url, body, requestOptions);
       }
     }
     if (!response.ok) throw new ApiProblemError(await readProblem(response));
@@ -131,6 +173,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     patch: (path, body, requestOptions) => request('PATCH', path, body, requestOptions),
     delete: (path, requestOptions) => request('DELETE', path, undefined, requestOptions),
   };
+}
+
+/** The DPoP `htu`: the URL as the browser will send it, without query and fragment (RFC 9449 §4.2). */
+function proofUrl(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
+
+function withoutAuthorization(headers: Record<string, string> | undefined): Record<string, string> {
+  if (headers === undefined) return {};
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => !['authorization', 'dpop'].includes(name.toLowerCase())),
+  );
 }
 
 async function readProblem(response: Response): Promise<ProblemDocument> {

@@ -87,3 +87,18 @@ export class ApiForeignOriginError extends Error {
     this.apiOrigin = apiOrigin;
   }
 }
+
+/**
+ * The request was refused before it was sent: the shell did not supply both a `DPoP` access token and a
+ * proof for it. Tokens are only ever sent bound to the browser's key, never as plain bearer tokens.
+ */
+export class ApiAuthorizationError extends Error {
+  override readonly name = 'ApiAuthorizationError';
+  /** The URL that was not called. */
+  readonly url: string;
+
+  constructor(url: string) {
+    super(`Refused to call ${url}: the request could not be authorised with a proof-of-possession token.`);
+    this.url = url;
+  }
+}

@@ -10,9 +10,11 @@ import type { AtriumNavigate } from './navigation';
 export interface AtriumContextValue {
   /** The signed-in person. Remotes are only mounted once someone is signed in. */
   readonly user: AtriumUser;
-  /** Returns a valid access token for the API, renewing it first when it is close to expiry. */
-  readonly getAccessToken: () => Promise<string>;
-  /** Authenticated client for the Atrium API (base URL from the shell's run-time config). */
+  /**
+   * Authenticated client for the Atrium API (base URL from the shell's run-time config). It is how a remote
+   * reaches the API: the shell keeps the tokens and the key they are bound to, and hands remotes no token to
+   * pass around, log or leak.
+   */
   readonly api: ApiClient;
   /** The theme currently applied to the document. */
   readonly theme: ThemePreference;
@@ -52,7 +54,7 @@ export function AtriumProvider({ value, children }: AtriumProviderProps) {
 }
 
 /**
- * Returns the shell's context: the signed-in user, tokens, the API client and theme control.
+ * Returns the shell's context: the signed-in user, the API client, navigation and theme control.
  *
  * @throws Error when rendered outside the shell (no {@link AtriumProvider} above it).
  */

@@ -1,6 +1,12 @@
 export { createApiClient } from './api-client';
-export type { ApiClient, ApiClientOptions, ApiRequestOptions } from './api-client';
-export { ApiForeignOriginError, ApiNetworkError, ApiProblemError } from './api-errors';
+export type {
+  ApiAuthorization,
+  ApiClient,
+  ApiClientOptions,
+  ApiRequestOptions,
+  ApiRequestTarget,
+} from './api-client';
+export { ApiAuthorizationError, ApiForeignOriginError, ApiNetworkError, ApiProblemError } from './api-errors';
 export type { ProblemDocument, ProblemFieldError } from './api-errors';
 export { AtriumContext, AtriumProvider, useApi, useAtrium } from './atrium-context';
 export type { AtriumContextValue, AtriumProviderProps } from './atrium-context';

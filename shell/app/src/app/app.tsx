@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { AuthProvider } from 'react-oidc-context';
 import type { User } from 'oidc-client-ts';
 import { AuthGate } from '../auth/auth-gate';
@@ -56,13 +56,17 @@ export function App() {
 
 function Authenticated({ config }: { config: RuntimeConfig }) {
   const userManager = useMemo(() => createUserManager(config), [config]);
+  const signedOutElsewhere = useSyncExternalStore(
+    userManager.subscribe,
+    () => userManager.signedOutElsewhere,
+  );
   const onSigninCallback = (user: User | undefined) => {
     // Drop ?code=&state= from the address bar and history, and go where the person was heading.
     window.history.replaceState(null, '', safeReturnTo(user?.state, config.oidc.redirectPath));
   };
   return (
     <AuthProvider userManager={userManager} onSigninCallback={onSigninCallback}>
-      <AuthGate authority={config.oidc.authority}>
+      <AuthGate authority={config.oidc.authority} signedOutElsewhere={signedOutElsewhere}>
         <SignedInShell config={config} userManager={userManager} />
       </AuthGate>
     </AuthProvider>

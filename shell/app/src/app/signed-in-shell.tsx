@@ -13,6 +13,7 @@ import type { UserManager } from 'oidc-client-ts';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useAuth } from 'react-oidc-context';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
+import { createApiAuthorization } from '../auth/api-authorization';
 import { toAtriumUser } from '../auth/oidc';
 import type { RuntimeConfig } from '../config/runtime-config';
 import { AppHeader } from '../layout/app-header';
@@ -24,8 +25,6 @@ import { RemoteSlot } from '../remote-loading/remote-slot';
 import { getRemotes, RemotesListError } from '../remote-loading/remotes-list';
 
 const THEME_CACHE_KEY = 'atrium.theme';
-// Renew a little before expiry so a token never lapses between the check and the API's own check.
-const MIN_TOKEN_SECONDS = 15;
 
 type RemotesState =
   | { readonly status: 'loading' }
@@ -43,24 +42,6 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   const oidcUser = auth.user;
   const [theme, setThemeState] = useState<ThemePreference>(readCachedTheme);
   const [location, setLocation] = useLocation();
-
-  const renewAccessToken = useCallback(async () => {
-    try {
-      const renewed = await userManager.signinSilent();
-      if (renewed !== null) return renewed.access_token;
-    } catch {
-      // Fall through: the refresh token is gone or rejected, so the session is over.
-    }
-    // Unloading the user makes the auth gate send the person to Keycloak, back to this page afterwards.
-    await userManager.removeUser();
-    throw new Error('Your session has ended. Please sign in again.');
-  }, [userManager]);
-
-  const getAccessToken = useCallback(async () => {
-    const user = await userManager.getUser();
-    if (user && !user.expired && (user.expires_in ?? 0) > MIN_TOKEN_SECONDS) return user.access_token;
-    return renewAccessToken();
-  }, [userManager, renewAccessToken]);
 
   const setTheme = useCallback((next: ThemePreference) => {
     setThemeState(next);
@@ -80,8 +61,8 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   }, [userManager, auth, config.oidc.postLogoutPath]);
 
   const api = useMemo(
-    () => createApiClient({ baseUrl: config.apiBaseUrl, getAccessToken, renewAccessToken }),
-    [config.apiBaseUrl, getAccessToken, renewAccessToken],
+    () => createApiClient({ baseUrl: config.apiBaseUrl, ...createApiAuthorization(userManager) }),
+    [config.apiBaseUrl, userManager],
   );
 
   useEffect(() => {
@@ -91,16 +72,19 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   // A session that cannot be renewed is over: rather than leave a page whose next action fails, unload the
   // user so the auth gate sends the person to Keycloak and back to this page. Keycloak refusing the refresh
   // token (invalid_grant: the session was ended or timed out) ends it at once; any other renewal failure
-  // (say, Keycloak briefly unreachable) ends it only when the access token actually expires.
+  // (say, Keycloak briefly unreachable) ends it only when the access token actually expires and one last
+  // renewal fails too (a tab whose timers the browser slowed down in the background gets that chance, and
+  // finds the token another tab renewed meanwhile).
   useEffect(() => {
     const endSession = () => void userManager.removeUser();
+    const onExpired = () => void userManager.signinSilent().catch(endSession);
     const onRenewError = (error: Error) => {
       if ((error as Error & { error?: string }).error === 'invalid_grant') endSession();
     };
-    userManager.events.addAccessTokenExpired(endSession);
+    userManager.events.addAccessTokenExpired(onExpired);
     userManager.events.addSilentRenewError(onRenewError);
     return () => {
-      userManager.events.removeAccessTokenExpired(endSession);
+      userManager.events.removeAccessTokenExpired(onExpired);
       userManager.events.removeSilentRenewError(onRenewError);
     };
   }, [userManager]);
@@ -125,10 +109,8 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
 
   const context = useMemo<AtriumContextValue | null>(
     () =>
-      oidcUser
-        ? { user: toAtriumUser(oidcUser), getAccessToken, api, theme, setTheme, signOut, navigate, location }
-        : null,
-    [oidcUser, getAccessToken, api, theme, setTheme, signOut, navigate, location],
+      oidcUser ? { user: toAtriumUser(oidcUser), api, theme, setTheme, signOut, navigate, location } : null,
+    [oidcUser, api, theme, setTheme, signOut, navigate, location],
   );
   if (context === null) return null;
 

@@ -5,6 +5,11 @@ import { currentLocation, type SigninState } from './oidc';
 
 export interface AuthGateProps {
   readonly authority: string;
+  /**
+   * The session ended in another tab (sign-out there signs out here too). The gate then asks before signing
+   * in again: redirecting at once could reach Keycloak before that tab's sign-out does, and sign straight back in.
+   */
+  readonly signedOutElsewhere?: boolean;
   readonly children: ReactNode;
 }
 
@@ -12,11 +17,17 @@ export interface AuthGateProps {
  * Renders its children only for a signed-in person. Everyone else is sent to Keycloak straight away
  * (remembering where they were going); every step in between has a visible state.
  */
-export function AuthGate({ authority, children }: AuthGateProps) {
+export function AuthGate({ authority, signedOutElsewhere = false, children }: AuthGateProps) {
   const auth = useAuth();
   const blockingError = isBlocking(auth.error) ? auth.error : undefined;
+  const signedOut = signedOutElsewhere && !auth.isAuthenticated && !auth.activeNavigator;
   const needsSignIn =
-    !auth.isLoading && !auth.isAuthenticated && !auth.activeNavigator && !blockingError && !hasAuthParams();
+    !auth.isLoading &&
+    !auth.isAuthenticated &&
+    !auth.activeNavigator &&
+    !blockingError &&
+    !hasAuthParams() &&
+    !signedOut;
 
   const signIn = (returnTo: string) => {
     const state: SigninState = { returnTo };
@@ -37,6 +48,16 @@ export function AuthGate({ authority, children }: AuthGateProps) {
   }, [needsSignIn, auth]);
 
   if (auth.isAuthenticated) return children;
+  if (signedOut) {
+    return (
+      <StatusPanel
+        kind="info"
+        title="You have been signed out"
+        detail="Your Atrium session ended in another tab or window."
+        action={{ label: 'Sign in again', onClick: () => signIn(currentLocation()) }}
+      />
+    );
+  }
   if (auth.activeNavigator === 'signinRedirect' || (!blockingError && auth.isLoading) || needsSignIn) {
     return <StatusPanel kind="loading" title="Signing you in…" />;
   }

@@ -9,10 +9,22 @@ describe('safeReturnTo', () => {
     );
   });
 
+  it('keeps percent-encoded and non-ASCII characters, which browsers do not reinterpret', () => {
+    expect(safeReturnTo({ returnTo: '/search?q=a%5Cb%09c' }, '/auth/callback')).toBe('/search?q=a%5Cb%09c');
+    expect(safeReturnTo({ returnTo: '/profile/José' }, '/auth/callback')).toBe('/profile/José');
+  });
+
   it.each([
     ['another origin', { returnTo: 'https://evil.test/' }],
     ['a protocol-relative URL', { returnTo: '//evil.test/' }],
     ['the callback itself', { returnTo: '/auth/callback?code=x' }],
+    ['a backslash path that browsers read as protocol-relative', { returnTo: '/\\evil.test' }],
+    ['a backslash anywhere in the path', { returnTo: '/profile\\..\\\\evil.test' }],
+    ['a tab that browsers drop, leaving //', { returnTo: '/\t/evil.test' }],
+    ['a line break', { returnTo: '/profile\r\nSet-Cookie: x=1' }],
+    ['a NUL character', { returnTo: '/profile\u0000' }],
+    ['DEL', { returnTo: '/profile\u007f' }],
+    ['a C1 control character', { returnTo: '/profile\u0085' }],
     ['no state', undefined],
   ])('falls back to / for %s', (_label, state) => {
     expect(safeReturnTo(state, '/auth/callback')).toBe('/');

@@ -1,0 +1,120 @@
+// @vitest-environment happy-dom
+/// <reference types="node" />
+import { createApiClient, type ApiClient } from '@atrium/sdk';
+import { base64url, EmbeddedJWK, jwtVerify, type JWK, calculateJwkThumbprint } from 'jose';
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { locks } from 'node:worker_threads';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApiAuthorization, SessionEndedError } from './api-authorization';
+import { createUserManager } from './oidc';
+import type { SharedUserManager } from './shared-user-manager';
+import { fakeKeycloak, MemoryDPoPStore } from './testing/fake-keycloak';
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+afterAll(() => server.close());
+
+let keycloak: ReturnType<typeof fakeKeycloak>;
+let userManager: SharedUserManager;
+let api: ApiClient;
+let keyThumbprint: string;
+
+const hashOf = async (token: string) =>
+  base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token))));
+
+interface Checked {
+  readonly token: string;
+  readonly htm: unknown;
+  readonly htu: unknown;
+  /** The proof's `ath` is the hash of the token it came with. */
+  readonly athMatches: boolean;
+  /** The proof is signed with the key the session's tokens are bound to. */
+  readonly signedWithSessionKey: boolean;
+}
+
+/** The checks a DPoP-verifying API makes, reported instead of enforced so the test can name each one. */
+async function check(request: Request): Promise<Checked> {
+  const token = (request.headers.get('Authorization') ?? '').replace(/^DPoP /, '');
+  const { payload, protectedHeader } = await jwtVerify(request.headers.get('DPoP') ?? '', EmbeddedJWK, {
+    typ: 'dpop+jwt',
+    algorithms: ['ES256'],
+  });
+  return {
+    token,
+    htm: payload.htm,
+    htu: payload.htu,
+    athMatches: payload.ath === (await hashOf(token)),
+    signedWithSessionKey: (await calculateJwkThumbprint(protectedHeader.jwk as JWK)) === keyThumbprint,
+  };
+}
+
+beforeEach(async () => {
+  keycloak = fakeKeycloak();
+  server.use(...keycloak.handlers);
+  const dpopStore = new MemoryDPoPStore();
+  userManager = createUserManager(keycloak.config, { dpopStore, sharing: { locks } });
+  keyThumbprint = (await userManager.generateDPoPJkt({ store: dpopStore }))!;
+  await userManager.storeUser(keycloak.signedInUser());
+  api = createApiClient({ baseUrl: keycloak.config.apiBaseUrl, ...createApiAuthorization(userManager) });
+});
+
+afterEach(() => {
+  userManager.close();
+  server.resetHandlers();
+  window.localStorage.clear();
+});
+
+describe('createApiAuthorization', () => {
+  it('authorises each request with the session token and a proof for its method and URL, signed with the session key', async () => {
+    server.use(
+      http.post(`${keycloak.config.apiBaseUrl}/api/things/7`, async ({ request }) =>
+        HttpResponse.json(await check(request)),
+      ),
+    );
+
+    const checked = await api.post<Checked>('/api/things/7?draft=true', { name: 'x' });
+
+    expect(checked).toEqual({
+      token: 'at-0',
+      htm: 'POST',
+      htu: `${keycloak.config.apiBaseUrl}/api/things/7`,
+      athMatches: true,
+      signedWithSessionKey: true,
+    });
+  });
+
+  it('renews a token that is about to expire before using it, and proves the new one', async () => {
+    const user = await userManager.getUser();
+    user!.expires_at = Math.floor(Date.now() / 1000) + 5;
+    await userManager.storeUser(user);
+    server.use(
+      http.get(`${keycloak.config.apiBaseUrl}/api/me`, async ({ request }) =>
+        HttpResponse.json(await check(request)),
+      ),
+    );
+
+    const checked = await api.get<Checked>('/api/me');
+
+    expect(keycloak.requests.map((request) => request.outcome)).toEqual(['issued']);
+    expect(checked).toMatchObject({ token: 'at-1', athMatches: true, signedWithSessionKey: true });
+  });
+
+  it('ends the session and sends nothing when the refresh token is refused', async () => {
+    const user = await userManager.getUser();
+    user!.expires_at = Math.floor(Date.now() / 1000) + 5;
+    user!.refresh_token = 'rt-spent';
+    await userManager.storeUser(user);
+    const sent: string[] = [];
+    server.use(
+      http.get(`${keycloak.config.apiBaseUrl}/api/me`, ({ request }) => {
+        sent.push(request.url);
+        return HttpResponse.json({});
+      }),
+    );
+
+    await expect(api.get('/api/me')).rejects.toBeInstanceOf(SessionEndedError);
+    expect(sent).toEqual([]);
+    expect(await userManager.getUser()).toBeNull();
+  });
+});

@@ -1,0 +1,141 @@
+// @vitest-environment happy-dom
+/// <reference types="node" />
+import { locks } from 'node:worker_threads';
+import { setupServer } from 'msw/node';
+import { UserManager, type User } from 'oidc-client-ts';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createUserManager } from './oidc';
+import type { SharedUserManager } from './shared-user-manager';
+import { fakeKeycloak, MemoryDPoPStore } from './testing/fake-keycloak';
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+afterAll(() => server.close());
+
+let keycloak: ReturnType<typeof fakeKeycloak>;
+let dpopStore: MemoryDPoPStore;
+const tabs: SharedUserManager[] = [];
+
+/** A tab of the shell: its own UserManager, sharing the origin's storage, locks, channels and DPoP key. */
+function openTab(): SharedUserManager {
+  // Node's Web Locks (the implementation behind its navigator.locks): happy-dom's navigator has none.
+  const tab = createUserManager(keycloak.config, { dpopStore, sharing: { locks } });
+  tabs.push(tab);
+  return tab;
+}
+
+function nextEvent(subscribe: (listener: (user?: User) => void) => () => void): Promise<User | undefined> {
+  return new Promise((resolve) => {
+    const unsubscribe = subscribe((user) => {
+      unsubscribe();
+      resolve(user);
+    });
+  });
+}
+
+beforeEach(async () => {
+  keycloak = fakeKeycloak();
+  dpopStore = new MemoryDPoPStore();
+  server.use(...keycloak.handlers);
+  // Signed in through the first tab: the code exchange stored the user and created the DPoP key.
+  const first = openTab();
+  await first.storeUser(keycloak.signedInUser());
+  await first.generateDPoPJkt({ store: dpopStore });
+});
+
+afterEach(() => {
+  for (const tab of tabs.splice(0)) tab.close();
+  server.resetHandlers();
+  window.localStorage.clear();
+});
+
+describe('SharedUserManager', () => {
+  it('lets two tabs renewing at the same moment redeem the refresh token once, and both carry on', async () => {
+    const [tabA, tabB] = [tabs[0]!, openTab()];
+
+    const [renewedA, renewedB] = await Promise.all([tabA.signinSilent(), tabB.signinSilent()]);
+
+    expect(keycloak.requests.map((request) => request.outcome)).toEqual(['issued']);
+    expect(renewedA?.access_token).toBe('at-1');
+    expect(renewedB?.access_token).toBe('at-1');
+    // A reload, or a tab opened now, finds the renewed session.
+    expect((await openTab().getUser())?.refresh_token).toBe('rt-1');
+  });
+
+  it('lets concurrent renewals within one tab (the timer and a 401 retry) redeem the refresh token once', async () => {
+    const tab = tabs[0]!;
+
+    const renewed = await Promise.all([tab.signinSilent(), tab.signinSilent(), tab.signinSilent()]);
+
+    expect(keycloak.requests).toHaveLength(1);
+    expect(renewed.map((user) => user?.access_token)).toEqual(['at-1', 'at-1', 'at-1']);
+  });
+
+  it('is what keeps tabs apart: two plain UserManagers racing get one of them refused', async () => {
+    // The same race without coordination, to show the fake Keycloak refuses a spent refresh token.
+    const settings = tabs[0]!.settings;
+    const plain = [new UserManager(settings), new UserManager(settings)];
+    try {
+      const results = await Promise.allSettled(plain.map((tab) => tab.signinSilent()));
+      expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect(keycloak.requests.map((request) => request.outcome).sort()).toEqual(['issued', 'refused']);
+    } finally {
+      for (const tab of plain) tab.stopSilentRenew();
+    }
+  });
+
+  it('hands renewed tokens to the other tabs at once, so they move their timers instead of renewing again', async () => {
+    const [tabA, tabB] = [tabs[0]!, openTab()];
+    const loadedInB = nextEvent((listener) => tabB.events.addUserLoaded(listener));
+
+    await tabA.signinSilent();
+
+    expect((await loadedInB)?.access_token).toBe('at-1');
+    await tabB.signinSilent();
+    expect(keycloak.requests.map((request) => [request.refreshToken, request.outcome])).toEqual([
+      ['rt-0', 'issued'],
+      ['rt-1', 'issued'],
+    ]);
+  });
+
+  it('signs every tab with the one DPoP key the origin keeps', async () => {
+    const [tabA, tabB] = [tabs[0]!, openTab()];
+
+    await tabA.signinSilent();
+    await tabB.signinSilent();
+
+    const keys = new Set(keycloak.requests.map((request) => request.keyThumbprint));
+    expect(keycloak.requests).toHaveLength(2);
+    expect(keys).toEqual(new Set([await tabA.generateDPoPJkt({ store: dpopStore })]));
+  });
+
+  it('signs out every tab when one signs out, and marks the others as signed out elsewhere', async () => {
+    const [tabA, tabB] = [tabs[0]!, openTab()];
+    const unloadedInB = nextEvent((listener) => tabB.events.addUserUnloaded(listener));
+    let notified = 0;
+    tabB.subscribe(() => (notified += 1));
+
+    await tabA.removeUser();
+
+    await unloadedInB;
+    expect(await tabB.getUser()).toBeNull();
+    expect(tabB.signedOutElsewhere).toBe(true);
+    expect(tabA.signedOutElsewhere).toBe(false);
+    expect(notified).toBe(1);
+    // The key goes with the session: tokens issued to it are worth nothing to the next sign-in.
+    expect(await dpopStore.getAllKeys()).toEqual([]);
+  });
+
+  it('signs the other tabs back in when one signs in again', async () => {
+    const [tabA, tabB] = [tabs[0]!, openTab()];
+    const unloadedInB = nextEvent((listener) => tabB.events.addUserUnloaded(listener));
+    await tabA.removeUser();
+    await unloadedInB;
+    const loadedInB = nextEvent((listener) => tabB.events.addUserLoaded(listener));
+
+    await tabA.storeUser(keycloak.signedInUser());
+
+    expect((await loadedInB)?.access_token).toBe('at-0');
+    expect(tabB.signedOutElsewhere).toBe(false);
+  });
+});

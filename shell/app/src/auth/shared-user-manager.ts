@@ -1,0 +1,112 @@
+import { UserManager, type User, type UserManagerSettings, type UseRefreshTokenArgs } from 'oidc-client-ts';
+
+/** How the tabs of one browser share a session; the defaults are the browser's own. */
+export interface SessionSharing {
+  /** Serialises renewals across tabs. Defaults to `navigator.locks` (Web Locks). */
+  readonly locks?: LockManager | undefined;
+  /** Tells the other tabs that the stored user changed. Defaults to a `BroadcastChannel` for this client. */
+  readonly channel?: BroadcastChannel | undefined;
+}
+
+type SessionMessage = 'stored' | 'removed';
+
+/**
+ * A `UserManager` whose tabs share one session. Keycloak rotates refresh tokens and refuses a used one, so
+ * tabs that each renewed on their own would race and log each other out (oidc-client-ts issue 430):
+ *
+ * - the user lives in storage every tab of the origin reads (`settings.userStore` should be localStorage),
+ *   beside the DPoP key, which `IndexedDbDPoPStore` already keeps per origin;
+ * - a renewal runs under a Web Lock, so only one tab (and one call within a tab) redeems a refresh token at a
+ *   time; whoever waited finds a different refresh token stored once it gets the lock, and adopts that result
+ *   instead of redeeming the spent one;
+ * - every change of the stored user is announced on a BroadcastChannel, so the other tabs load renewed tokens
+ *   (and move their expiry timers) or drop a removed user at once.
+ *
+ * A sign-out in another tab leaves this tab signed out with {@link SharedUserManager.signedOutElsewhere} set,
+ * so the shell asks before signing in again rather than racing that tab's sign-out at Keycloak.
+ */
+export class SharedUserManager extends UserManager {
+  readonly #locks: LockManager | undefined;
+  readonly #channel: BroadcastChannel;
+  readonly #lockName: string;
+  readonly #listeners = new Set<() => void>();
+  #signedOutElsewhere = false;
+  // Without Web Locks (old browsers) renewals are still serialised within the tab.
+  #localQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(settings: UserManagerSettings, sharing: SessionSharing = {}) {
+    super(settings);
+    const scope = `${settings.authority}|${settings.client_id}`;
+    this.#lockName = `atrium:token-renewal:${scope}`;
+    this.#locks = sharing.locks ?? globalThis.navigator?.locks ?? undefined;
+    this.#channel = sharing.channel ?? new BroadcastChannel(`atrium:session:${scope}`);
+    this.#channel.addEventListener('message', (event: MessageEvent<SessionMessage>) => {
+      void this.#onMessage(event.data);
+    });
+  }
+
+  /** Whether the session ended because another tab signed out (or its session ended) while this one was open. */
+  get signedOutElsewhere(): boolean {
+    return this.#signedOutElsewhere;
+  }
+
+  /** Calls `listener` whenever {@link SharedUserManager.signedOutElsewhere} changes; returns the unsubscribe. */
+  subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  override async storeUser(user: User | null): Promise<void> {
+    await super.storeUser(user);
+    if (user !== null) this.#setSignedOutElsewhere(false);
+    const message: SessionMessage = user === null ? 'removed' : 'stored';
+    this.#channel.postMessage(message);
+  }
+
+  /** Stops listening to the other tabs and stops this tab's renewal timers; the stored session stays. */
+  close(): void {
+    this.#channel.close();
+    this.stopSilentRenew();
+    void this._events.unload();
+  }
+
+  protected override async _useRefreshToken(args: UseRefreshTokenArgs): Promise<User> {
+    return this.#exclusively(async () => {
+      const stored = await this._loadUser();
+      if (stored === null) throw new Error('The session ended while a renewal was waiting.');
+      if (stored.refresh_token !== args.state.refresh_token) {
+        // Someone renewed while this call waited for the lock: the refresh token it holds is spent, and
+        // redeeming it again would be refused (and would look like theft to Keycloak). Take their result.
+        await this._events.load(stored);
+        return stored;
+      }
+      return super._useRefreshToken(args);
+    });
+  }
+
+  async #exclusively<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#locks !== undefined) return this.#locks.request(this.#lockName, task);
+    const run = this.#localQueue.then(task, task);
+    this.#localQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #onMessage(message: SessionMessage): Promise<void> {
+    if (message === 'stored') {
+      const user = await this._loadUser();
+      if (user === null) return;
+      this.#setSignedOutElsewhere(false);
+      // Raises userLoaded, so react-oidc-context shows the new user, and re-arms the expiry timers.
+      await this._events.load(user);
+    } else if (message === 'removed') {
+      this.#setSignedOutElsewhere(true);
+      await this._events.unload();
+    }
+  }
+
+  #setSignedOutElsewhere(value: boolean): void {
+    if (this.#signedOutElsewhere === value) return;
+    this.#signedOutElsewhere = value;
+    for (const listener of this.#listeners) listener();
+  }
+}

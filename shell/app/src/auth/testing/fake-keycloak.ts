@@ -1,0 +1,120 @@
+import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
+import { http, HttpResponse } from 'msw';
+import { User } from 'oidc-client-ts';
+import type { RuntimeConfig } from '../../config/runtime-config';
+import type { DPoPStore } from '../oidc';
+
+/** One token request as the fake Keycloak saw it. */
+export interface TokenRequest {
+  readonly refreshToken: string;
+  /** Thumbprint of the key that signed the request's DPoP proof, once the proof checked out. */
+  readonly keyThumbprint: string;
+  readonly outcome: 'issued' | 'refused';
+}
+
+const unsignedJwt = (claims: object) =>
+  `${btoa(JSON.stringify({ alg: 'none' }))}.${btoa(JSON.stringify(claims))}.`.replace(/=/g, '');
+
+/**
+ * A token endpoint that rotates refresh tokens like the atrium realm (`revokeRefreshToken`,
+ * `refreshTokenMaxReuse: 0`): each refresh token works once, and only with a DPoP proof for the token endpoint.
+ * Runs on the test page's own origin so happy-dom's fetch needs no CORS.
+ */
+export function fakeKeycloak(origin: string = window.location.origin) {
+  const issuer = `${origin}/realms/atrium`;
+  const tokenEndpoint = `${issuer}/protocol/openid-connect/token`;
+  const requests: TokenRequest[] = [];
+  const unused = new Set<string>();
+  let issued = 0;
+
+  const config: RuntimeConfig = {
+    oidc: {
+      authority: issuer,
+      clientId: 'atrium-shell',
+      redirectPath: '/auth/callback',
+      postLogoutPath: '/',
+    },
+    apiBaseUrl: origin,
+    remotesUrl: `${origin}/api/remotes`,
+    remoteTimeoutMs: 10_000,
+  };
+
+  const handlers = [
+    http.get(`${issuer}/.well-known/openid-configuration`, () =>
+      HttpResponse.json({
+        issuer,
+        authorization_endpoint: `${issuer}/protocol/openid-connect/auth`,
+        token_endpoint: tokenEndpoint,
+        end_session_endpoint: `${issuer}/protocol/openid-connect/logout`,
+        jwks_uri: `${issuer}/protocol/openid-connect/certs`,
+      }),
+    ),
+    http.post(tokenEndpoint, async ({ request }) => {
+      const form = new URLSearchParams(await request.text());
+      const refreshToken = form.get('refresh_token') ?? '';
+      const { payload, protectedHeader } = await jwtVerify(request.headers.get('DPoP') ?? '', EmbeddedJWK, {
+        typ: 'dpop+jwt',
+      });
+      if (payload.htm !== 'POST' || payload.htu !== tokenEndpoint) {
+        return HttpResponse.json({ error: 'invalid_dpop_proof' }, { status: 400 });
+      }
+      const keyThumbprint = await calculateJwkThumbprint(protectedHeader.jwk as JWK);
+      if (form.get('grant_type') !== 'refresh_token' || !unused.delete(refreshToken)) {
+        requests.push({ refreshToken, keyThumbprint, outcome: 'refused' });
+        return HttpResponse.json(
+          { error: 'invalid_grant', error_description: 'Stale token' },
+          { status: 400 },
+        );
+      }
+      requests.push({ refreshToken, keyThumbprint, outcome: 'issued' });
+      issued += 1;
+      const next = `rt-${issued}`;
+      unused.add(next);
+      return HttpResponse.json({
+        access_token: `at-${issued}`,
+        refresh_token: next,
+        token_type: 'DPoP',
+        expires_in: 60,
+        scope: 'openid profile email',
+      });
+    }),
+  ];
+
+  /** A signed-in user as the shell stores it after the code exchange, holding refresh token `rt-0`. */
+  function signedInUser(): User {
+    unused.add('rt-0');
+    const now = Math.floor(Date.now() / 1000);
+    const profile = { iss: issuer, sub: 'alice-id', aud: 'atrium-shell', exp: now + 60, iat: now };
+    return new User({
+      access_token: 'at-0',
+      refresh_token: 'rt-0',
+      id_token: unsignedJwt(profile),
+      token_type: 'DPoP',
+      scope: 'openid profile email',
+      expires_at: now + 60,
+      profile,
+    });
+  }
+
+  return { config, handlers, requests, tokenEndpoint, signedInUser };
+}
+
+/** The DPoP key store the tabs of one origin share (IndexedDB in the browser). */
+export class MemoryDPoPStore implements DPoPStore {
+  readonly #entries = new Map<string, Awaited<ReturnType<DPoPStore['get']>>>();
+  set(key: string, value: Awaited<ReturnType<DPoPStore['get']>>): Promise<void> {
+    this.#entries.set(key, value);
+    return Promise.resolve();
+  }
+  get(key: string): ReturnType<DPoPStore['get']> {
+    return Promise.resolve(this.#entries.get(key)!);
+  }
+  remove(key: string): ReturnType<DPoPStore['remove']> {
+    const value = this.#entries.get(key)!;
+    this.#entries.delete(key);
+    return Promise.resolve(value);
+  }
+  getAllKeys(): Promise<string[]> {
+    return Promise.resolve([...this.#entries.keys()]);
+  }
+}
