@@ -15,8 +15,10 @@ export interface RemoteDescriptor {
   readonly version: string;
   /** Absolute URL of the active release's `mf-manifest.json`. */
   readonly entry: string;
-  /** Subresource-integrity hash of the release's `remoteEntry.js`, when the publisher recorded one. */
-  readonly integrity: string | null;
+  /** Subresource-integrity hash (`sha384-…`) of the `remoteEntry.js` the release's manifest names. */
+  readonly integrity: string;
+  /** Subresource-integrity hash (`sha384-…`) of the release's `mf-manifest.json`, its exact bytes. */
+  readonly manifestIntegrity: string;
 }
 
 /**
@@ -49,7 +51,12 @@ export interface RemoteDetail {
 export interface VersionDocument {
   readonly version: string;
   readonly manifestUrl: string;
+  /**
+   * SRI hashes of the stored `remoteEntry.js` and `mf-manifest.json`. Both are required on publish; `null`
+   * only in versions registered before they were, which the shell is never given.
+   */
   readonly integrity: string | null;
+  readonly manifestIntegrity: string | null;
   /** Who published it (the deployer's client id or a person's username). */
   readonly publishedBy: string;
   /** ISO 8601 timestamp. */
