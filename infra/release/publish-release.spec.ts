@@ -64,7 +64,14 @@ describe('publishRelease', () => {
       remote: {
         dir: work,
         version: '1.2.0',
-        atrium: { remote: 'leave', title: 'Leave', route: '/leave', navOrder: 20, requiredRoles: [] },
+        atrium: {
+          remote: 'leave',
+          title: 'Leave',
+          route: '/leave',
+          navOrder: 20,
+          requiredRoles: [],
+          owner: 'atrium-deployer',
+        },
       },
       target,
       sourceDir: dist,
@@ -81,5 +88,9 @@ describe('publishRelease', () => {
       manifestIntegrity: sha384(readFileSync(join(stored, 'mf-manifest.json'))),
     });
     expect(registrations[0]?.body['manifestIntegrity']).toMatch(/^sha384-[A-Za-z0-9+/]{64}$/);
+    // Who sees a remote and where it appears are an administrator's settings, never sent with a version.
+    expect(Object.keys(registrations[0]?.body ?? {}).sort()).toEqual(
+      ['activate', 'integrity', 'manifestIntegrity', 'manifestUrl', 'version'].sort(),
+    );
   });
 });
