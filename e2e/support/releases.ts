@@ -86,6 +86,17 @@ export function writeFixtureRemote(name: string, behaviour: FixtureBehaviour, te
   return dir;
 }
 
+/**
+ * Makes a fixture folder a remote's workspace for the release CLI: a package.json with its version and
+ * `atrium` field (the CLI publishes `--dir` with it, as a team does from `remotes/<name>`).
+ */
+export function writeFixturePackage(dir: string, atrium: RemoteMetadata, version = '1.0.0'): void {
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: `@atrium/remote-${atrium.remote}`, version, private: true, atrium }, null, 2),
+  );
+}
+
 /** The registry settings of a fixture remote: admins only unless a journey says otherwise. */
 export function fixtureMetadata(
   name: string,
