@@ -15,8 +15,10 @@ export interface RemoteDescriptor {
   readonly version: string;
   /** Absolute URL of the active release's `mf-manifest.json`. */
   readonly entry: string;
-  /** Subresource-integrity hash of the release's `remoteEntry.js`, when the publisher recorded one. */
-  readonly integrity: string | null;
+  /** Subresource-integrity hash (`sha384-…`) of the `remoteEntry.js` the release's manifest names. */
+  readonly integrity: string;
+  /** Subresource-integrity hash (`sha384-…`) of the release's `mf-manifest.json`, its exact bytes. */
+  readonly manifestIntegrity: string;
 }
 
 /**
@@ -36,6 +38,11 @@ export interface RemoteDetail {
   readonly navOrder: number;
   /** Roles a person needs to see the remote; empty means every signed-in person. */
   readonly requiredRoles: readonly string[];
+  /**
+   * Client id of the deployer that owns the remote (the token's `azp`): the only one that may publish its
+   * versions, and besides administrators the only one that may activate them.
+   */
+  readonly owner: string;
   /** The version the shell loads, or `null` when none is active. */
   readonly activeVersion: string | null;
   /** ISO 8601 timestamps. */
@@ -44,12 +51,36 @@ export interface RemoteDetail {
 }
 
 /**
+ * Body of `POST /api/remotes` (role atrium-admin): a new remote, without a version yet. `navOrder` defaults
+ * to 100 and `requiredRoles` to none.
+ */
+export interface CreateRemoteRequest {
+  readonly name: string;
+  readonly title: string;
+  readonly path: string;
+  readonly navOrder?: number;
+  readonly requiredRoles?: readonly string[];
+  readonly owner: string;
+}
+
+/**
+ * Body of `PATCH /api/remotes/{name}` (role atrium-admin): the settings to change, at least one. A remote's
+ * name never changes.
+ */
+export type UpdateRemoteRequest = Partial<Omit<CreateRemoteRequest, 'name'>>;
+
+/**
  * One immutable release of a remote.
  */
 export interface VersionDocument {
   readonly version: string;
   readonly manifestUrl: string;
+  /**
+   * SRI hashes of the stored `remoteEntry.js` and `mf-manifest.json`. Both are required on publish; `null`
+   * only in versions registered before they were, which the shell is never given.
+   */
   readonly integrity: string | null;
+  readonly manifestIntegrity: string | null;
   /** Who published it (the deployer's client id or a person's username). */
   readonly publishedBy: string;
   /** ISO 8601 timestamp. */
@@ -72,9 +103,12 @@ export interface AuditEntry {
   readonly id: string;
   /** Who did it. */
   readonly actor: string;
-  /** What was done, e.g. `remote.version.published` or `remote.version.activated`. */
+  /**
+   * What was done: `remote.created`, `remote.updated` (details: each changed setting's `from` and `to`),
+   * `remote.version.published` or `remote.version.activated`.
+   */
   readonly action: string;
-  /** What it was done to, e.g. `profile@1.0.1`. */
+  /** What it was done to, e.g. `profile` or `profile@1.0.1`. */
   readonly target: string;
   /** Action-specific facts (for an activation: the previous version). */
   readonly details: unknown;

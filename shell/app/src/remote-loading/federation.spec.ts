@@ -19,7 +19,8 @@ const slow: RemoteDescriptor = {
   navOrder: 1,
   version: '1.0.0',
   entry: 'http://remotes.test/slow/1.0.0/mf-manifest.json',
-  integrity: null,
+  integrity: 'sha384-slow',
+  manifestIntegrity: 'sha384-slow-manifest',
 };
 
 afterEach(() => {
@@ -106,19 +107,18 @@ describe('integrityPlugin', () => {
     expect((script as HTMLScriptElement).crossOrigin).toBe('anonymous');
   });
 
-  it('leaves other scripts and remotes without a recorded hash to the runtime', () => {
+  it('leaves scripts other than a remote entry to the runtime', () => {
     registerFeatureRemotes([signed, slow]);
 
     expect(createScript('http://remotes.test/signed/1.0.0/other.js', 'signed')).toBeUndefined();
-    expect(createScript('http://remotes.test/slow/1.0.0/remoteEntry.js', 'slow')).toBeUndefined();
     expect(integrityPlugin.createScript!({ url: entryUrl })).toBeUndefined();
   });
 
-  it('forgets a hash when the remote is listed again without one', () => {
+  it('uses the new hash when the remote is listed again with another release', () => {
     registerFeatureRemotes([signed]);
-    registerFeatureRemotes([{ ...signed, integrity: null }]);
+    registerFeatureRemotes([{ ...signed, integrity: 'sha384-def' }]);
 
-    expect(createScript(entryUrl, 'signed')).toBeUndefined();
+    expect((createScript(entryUrl, 'signed') as HTMLScriptElement).integrity).toBe('sha384-def');
   });
 
   it("turns off the runtime's preloading of chunks, which would skip their hashes", async () => {

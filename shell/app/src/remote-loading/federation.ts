@@ -45,10 +45,7 @@ export const integrityPlugin: ModuleFederationRuntimePlugin = {
 
 export function registerFeatureRemotes(remotes: readonly RemoteDescriptor[]): void {
   registerPlugins([integrityPlugin]);
-  for (const { name, integrity } of remotes) {
-    if (integrity === null) integrityByRemote.delete(name);
-    else integrityByRemote.set(name, integrity);
-  }
+  for (const { name, integrity } of remotes) integrityByRemote.set(name, integrity);
   // force: a list fetched again (Retry) may point a remote at another release.
   registerRemotes(
     remotes.map(({ name, entry }) => ({ name, entry })),

@@ -13,7 +13,8 @@ const profile: RemoteDescriptor = {
   navOrder: 10,
   version: '1.0.0',
   entry: 'http://remotes.test/profile/1.0.0/mf-manifest.json',
-  integrity: null,
+  integrity: 'sha384-profile',
+  manifestIntegrity: 'sha384-profile-manifest',
 };
 const TIMEOUT = 10_000;
 

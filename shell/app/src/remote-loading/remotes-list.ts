@@ -41,13 +41,16 @@ export function parseRemotes(raw: unknown, source: string): RemoteDescriptor[] {
   }
   const remotes = items.flatMap((item: unknown, index): RemoteDescriptor[] => {
     const entry = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
-    const { name, title, path, navOrder, version, entry: url, integrity } = entry;
+    const { name, title, path, navOrder, version, entry: url, integrity, manifestIntegrity } = entry;
     const bad: string[] = [];
     if (typeof name !== 'string' || !NAME.test(name)) bad.push('name');
     if (typeof title !== 'string' || title.trim() === '') bad.push('title');
     if (typeof path !== 'string' || !/^\/[^/]/.test(path)) bad.push('path');
     if (typeof version !== 'string' || version === '') bad.push('version');
     if (typeof url !== 'string' || !URL.canParse(url)) bad.push('entry');
+    // The registry serves only releases with both hashes; one without them could not be checked.
+    if (typeof integrity !== 'string') bad.push('integrity');
+    if (typeof manifestIntegrity !== 'string') bad.push('manifestIntegrity');
     if (bad.length > 0) {
       console.warn(`Ignoring item ${index} of ${source}: invalid ${bad.join(', ')}`);
       return [];
@@ -60,7 +63,8 @@ export function parseRemotes(raw: unknown, source: string): RemoteDescriptor[] {
         navOrder: typeof navOrder === 'number' ? navOrder : 0,
         version: version as string,
         entry: url as string,
-        integrity: typeof integrity === 'string' ? integrity : null,
+        integrity: integrity as string,
+        manifestIntegrity: manifestIntegrity as string,
       },
     ];
   });
