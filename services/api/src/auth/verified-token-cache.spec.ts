@@ -17,6 +17,7 @@ describe('VerifiedTokenCache', () => {
       name: null,
       roles: [],
       actor: 'u',
+      clientId: null,
       expiresAt,
       boundKeyThumbprint: null,
     };
