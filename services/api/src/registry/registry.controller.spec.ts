@@ -54,7 +54,11 @@ describe('registry of remotes on SQLite', () => {
 
   beforeAll(async () => {
     issuer = await startLocalIssuer();
-    api = await createTestApp({ OIDC_ISSUER_URL: issuer.issuer });
+    api = await createTestApp({
+      OIDC_ISSUER_URL: issuer.issuer,
+      // A second feature team's deployer, beside the realm's own clients.
+      OIDC_ALLOWED_CLIENTS: 'atrium-shell,atrium-deployer,atrium-platform,team-b-deployer',
+    });
     await api.waitForIssuer();
     publisher = await serviceAccount('atrium-deployer', ['remote-publisher']);
     otherPublisher = await serviceAccount('team-b-deployer', ['remote-publisher']);
