@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import sirv from 'sirv';
 import {
@@ -34,6 +34,16 @@ async function listen(server: Server, port: number, host: string): Promise<Runni
   };
 }
 
+/** Whether a request path has a segment starting with a dot, also when percent-encoded; unreadable counts. */
+function hasDotSegment(url: string): boolean {
+  const path = new URL(url, 'http://localhost').pathname;
+  try {
+    return /(^|\/)\./.test(decodeURIComponent(path));
+  } catch {
+    return true;
+  }
+}
+
 /**
  * The release store: immutable, versioned remote builds under `/<remote>/<version>/`, served like a CDN.
  * Files never change under a version, so they may be cached forever; CORS is open because the shell on
@@ -48,7 +58,6 @@ export function serveReleaseStore(options: {
   const files = sirv(options.dir, {
     dev: true, // releases appear while the server runs; skip sirv's start-up file index
     etag: true,
-    // sirv never serves dotfiles (its `dotfiles` option stays off), like the store's nginx.
     setHeaders(res, pathname) {
       res.setHeader('Access-Control-Allow-Origin', '*');
       res.setHeader(
@@ -57,12 +66,15 @@ export function serveReleaseStore(options: {
       );
     },
   });
+  const notFound = (res: ServerResponse) => {
+    res.writeHead(404, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' });
+    res.end('Not found\n');
+  };
   const server = createServer((req, res) => {
     for (const [name, value] of Object.entries(releaseStoreSecurityHeaders())) res.setHeader(name, value);
-    files(req, res, () => {
-      res.writeHead(404, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' });
-      res.end('Not found\n');
-    });
+    // No dotfile at any depth (.env, .git), like the store's nginx: sirv's dev mode would serve them.
+    if (hasDotSegment(req.url ?? '/')) return notFound(res);
+    files(req, res, () => notFound(res));
   });
   return listen(server, options.port, options.host);
 }
