@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveReleaseStore, serveShell, type RunningServer } from '../../../infra/dev/static-servers.ts';
+import { serveReleaseStore, serveShell, type RunningServer } from '../dev/static-servers.ts';
 import {
   NGINX_CONFIGS,
   releaseStoreSecurityHeaders,
   shellSecurityHeaders,
   STRICT_TRANSPORT_SECURITY,
-} from './security-headers.ts';
+} from '../../shell/app/deploy/security-headers.ts';
 
 const [shellConfig, releaseStoreConfig] = NGINX_CONFIGS;
 const work = mkdtempSync(join(tmpdir(), 'atrium-headers-'));
