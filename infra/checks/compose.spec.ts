@@ -1,6 +1,7 @@
 // Static checks of docker-compose.yml (no Docker engine on these machines): valid against the Compose
-// specification schema, and its services, ports, health checks and start order are the ones docs/deploy.md
-// documents.
+// specification schema, its services, ports, health checks and start order are the ones docs/deploy.md
+// documents, and it fails closed on secrets (interpolated here as compose does, and its preflight script run).
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -13,6 +14,8 @@ const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
 interface ComposeService {
   image?: string;
+  entrypoint?: string[];
+  volumes?: (string | object)[];
   build?: { context: string; dockerfile: string };
   command?: string[];
   environment?: Record<string, string>;
@@ -30,7 +33,8 @@ function documentedServices() {
     read('docs/deploy.md')
       .split(/^## /m)
       .find((part) => part.startsWith('docker compose')) ?? '';
-  const rows = section.split('\n').filter((line) => /^\| `[\w-]+` /.test(line));
+  const table = section.slice(section.indexOf('| service ')).split('\n\n')[0] ?? '';
+  const rows = table.split('\n').filter((line) => /^\| `[\w-]+` /.test(line));
   return new Map(
     rows.map((line) => {
       const [name = '', ports = '', health = '', waits = ''] = line
@@ -125,7 +129,7 @@ describe('docker-compose.yml', () => {
           expect(hasHealthcheck(target), `${name} -> ${dependency}`).toBe(true);
         }
         if (condition === 'service_completed_successfully') {
-          expect(['migrate', 'publish'], `${name} -> ${dependency}`).toContain(dependency);
+          expect(['preflight', 'migrate', 'publish'], `${name} -> ${dependency}`).toContain(dependency);
         }
       }
     }
@@ -177,5 +181,194 @@ describe('docker-compose.yml', () => {
     );
     const used = new Set([...composeText.matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map((match) => match[1]));
     expect([...used].filter((variable) => !listed.has(variable))).toEqual([]);
+  });
+});
+
+/** Thrown like `docker compose` stops: `required variable X is missing a value: message`. */
+class MissingVariable extends Error {
+  constructor(readonly variable: string) {
+    super(`required variable ${variable} is missing a value`);
+  }
+}
+
+/**
+ * Compose-specification interpolation of one value (docs.docker.com/reference/compose-file/interpolation):
+ * `$$`, `$VAR`, `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?error}`, `${VAR?error}`, `${VAR:+alt}`,
+ * `${VAR+alt}`, defaults themselves interpolated. Unset plain `${VAR}` becomes empty, as compose does (warning).
+ */
+function interpolate(value: string, env: Record<string, string | undefined>): string {
+  let out = '';
+  for (let i = 0; i < value.length; i++) {
+    const char = value[i];
+    if (char !== '$') {
+      out += char;
+      continue;
+    }
+    const next = value[i + 1];
+    if (next === '$') {
+      out += '$';
+      i++;
+      continue;
+    }
+    if (next !== '{') {
+      const name = /^[A-Za-z_]\w*/.exec(value.slice(i + 1))?.[0];
+      if (!name) throw new Error(`invalid interpolation in ${JSON.stringify(value)}`);
+      out += env[name] ?? '';
+      i += name.length;
+      continue;
+    }
+    let depth = 1;
+    let end = i + 2;
+    for (; end < value.length && depth > 0; end++) {
+      if (value[end] === '{') depth++;
+      if (value[end] === '}') depth--;
+    }
+    if (depth > 0) throw new Error(`unclosed \${ in ${JSON.stringify(value)}`);
+    const body = value.slice(i + 2, end - 1);
+    const match = /^([A-Za-z_]\w*)(?:(:?)([-?+])([\s\S]*))?$/.exec(body);
+    if (!match) throw new Error(`invalid interpolation \${${body}}`);
+    const [, name = '', colon, operator, argument = ''] = match;
+    const current = env[name];
+    const present = colon ? current !== undefined && current !== '' : current !== undefined;
+    if (operator === '-') out += present ? current : interpolate(argument, env);
+    else if (operator === '?') {
+      if (!present) throw new MissingVariable(name);
+      out += current;
+    } else if (operator === '+') out += present ? interpolate(argument, env) : '';
+    else out += current ?? '';
+    i = end - 1;
+  }
+  return out;
+}
+
+/** The compose file as `docker compose config` would see it in `env` (every scalar value interpolated). */
+function interpolateCompose(env: Record<string, string | undefined>) {
+  const walk = (node: unknown): unknown => {
+    if (typeof node === 'string') return interpolate(node, env);
+    if (Array.isArray(node)) return node.map(walk);
+    if (node && typeof node === 'object') {
+      return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value)]));
+    }
+    return node;
+  };
+  return walk(parse(composeText, { merge: true })) as { services: Record<string, ComposeService> };
+}
+
+/** Every variable that stops compose when missing, as interpolated anywhere in the file. */
+function requiredVariables(): string[] {
+  const values: string[] = [];
+  const walk = (node: unknown): void => {
+    if (typeof node === 'string') values.push(node);
+    else if (node && typeof node === 'object') Object.values(node).forEach(walk);
+  };
+  walk(parse(composeText, { merge: true }));
+  const required = values.flatMap((value) =>
+    [...value.matchAll(/\$\{([A-Z][A-Z0-9_]*):?\?/g)].map((match) => match[1]!),
+  );
+  return [...new Set(required)].sort();
+}
+
+/** NAME=value lines of an env file, as `docker compose --env-file` reads them (no quotes used here). */
+function readEnvFile(file: string): Record<string, string> {
+  return Object.fromEntries(
+    read(file)
+      .split('\n')
+      .filter((line) => /^[A-Z][A-Z0-9_]*=/.test(line))
+      .map((line): [string, string] => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+}
+
+/** Runs the preflight service's entrypoint on this machine, with its bind mounts mapped to the repository. */
+function runPreflight(env: Record<string, string | undefined>) {
+  const preflight = interpolateCompose(env).services.preflight!;
+  const mounts = new Map(
+    (preflight.volumes ?? []).map((volume) => {
+      const [source = '', target = ''] = (volume as string).split(':');
+      return [target, join(root, source)] as const;
+    }),
+  );
+  const [command = '', ...args] = preflight.entrypoint!.map((arg) => mounts.get(arg) ?? arg);
+  const result = spawnSync(command, args, {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, ...preflight.environment },
+  });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+describe('docker-compose.yml fails closed on secrets', () => {
+  const devEnv = readEnvFile('compose.dev.env');
+  const secrets = Object.keys(devEnv).filter((name) => name !== 'COMPOSE_PROFILES');
+  const ownSecrets = Object.fromEntries(secrets.map((name) => [name, `${name.toLowerCase()}-own-value`]));
+
+  it('the interpolation check has teeth: it reads defaults, required variables and $$ as compose does', () => {
+    expect(interpolate('a${X:-d}b', {})).toBe('adb');
+    expect(interpolate('${X:-d}', { X: '' })).toBe('d');
+    expect(interpolate('${X-d}', { X: '' })).toBe('');
+    expect(interpolate('${X:-${Y:-z}}', {})).toBe('z');
+    expect(interpolate('$$X ${X:+on}', { X: '1' })).toBe('$X on');
+    expect(() => interpolate('${X:?set it}', { X: '' })).toThrow(MissingVariable);
+    expect(() => interpolate('${X?set it}', {})).toThrow(MissingVariable);
+    expect(interpolate('${X?set it}', { X: '' })).toBe('');
+  });
+
+  it('marks every secret SECRET and requires it: no default anywhere in the file', () => {
+    const marked = [...composeText.matchAll(/\$\{([A-Z][A-Z0-9_]*)[^\n]*# SECRET$/gm)].map((m) => m[1]!);
+    expect([...new Set(marked)].sort()).toEqual([...secrets].sort());
+    expect(requiredVariables()).toEqual([...secrets].sort());
+    for (const secret of secrets) {
+      expect(composeText, secret).not.toMatch(new RegExp(`\\$\\{${secret}:?[-+]`));
+      expect(composeText, secret).toMatch(new RegExp(`\\$\\{${secret}:\\?`));
+    }
+  });
+
+  it('refuses to start at all when a secret is missing or empty, naming it', () => {
+    expect(() => interpolateCompose({})).toThrow(MissingVariable);
+    for (const secret of secrets) {
+      const attempt = () => interpolateCompose({ ...ownSecrets, [secret]: '' });
+      expect(attempt, secret).toThrow(`required variable ${secret} is missing a value`);
+    }
+    expect(() => interpolateCompose(ownSecrets)).not.toThrow();
+  });
+
+  it('starts nothing that takes a secret before preflight has passed', () => {
+    const resolved = interpolateCompose(ownSecrets).services;
+    const dependsOnPreflight = (name: string, seen = new Set<string>()): boolean => {
+      if (seen.has(name)) return false;
+      seen.add(name);
+      const dependencies = Object.entries(resolved[name]?.depends_on ?? {});
+      return dependencies.some(
+        ([dependency, { condition }]) =>
+          (dependency === 'preflight' && condition === 'service_completed_successfully') ||
+          dependsOnPreflight(dependency, seen),
+      );
+    };
+    for (const [name, service] of Object.entries(resolved)) {
+      if (name === 'preflight') continue;
+      const values = Object.values(service.environment ?? {}).join('\n');
+      const takesSecret = Object.values(ownSecrets).some((secret) => values.includes(secret));
+      if (takesSecret) expect(dependsOnPreflight(name), name).toBe(true);
+    }
+    expect(Object.keys(resolved.preflight!.environment!).sort()).toEqual(
+      ['COMPOSE_PROFILES', ...secrets].sort(),
+    );
+  });
+
+  it('preflight refuses the development secrets outside the dev profile and names each', () => {
+    const { COMPOSE_PROFILES: _profile, ...devSecrets } = devEnv;
+    const refused = runPreflight(devSecrets);
+    expect(refused.status).toBe(1);
+    for (const secret of secrets) expect(refused.output).toContain(`${secret} has its well-known`);
+    // One development value among own secrets is enough to refuse.
+    const oneLeft = runPreflight({ ...ownSecrets, KEYCLOAK_ADMIN_PASSWORD: devEnv.KEYCLOAK_ADMIN_PASSWORD });
+    expect(oneLeft.status).toBe(1);
+    expect(oneLeft.output).toContain('KEYCLOAK_ADMIN_PASSWORD has its well-known');
+    expect(runPreflight({ ...devSecrets, COMPOSE_PROFILES: 'monitoring' }).status).toBe(1);
+  });
+
+  it('preflight passes with secrets of your own, and with compose.dev.env (the dev profile)', () => {
+    expect(runPreflight(ownSecrets)).toMatchObject({ status: 0 });
+    expect(devEnv.COMPOSE_PROFILES).toBe('dev');
+    expect(runPreflight(devEnv)).toMatchObject({ status: 0 });
+    expect(runPreflight({ ...devEnv, COMPOSE_PROFILES: 'monitoring,dev' })).toMatchObject({ status: 0 });
   });
 });

@@ -13,13 +13,19 @@ const root = join(import.meta.dirname, '../..');
 interface K8sObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; labels?: Record<string, string> };
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   spec?: Record<string, unknown>;
+  data?: Record<string, string>;
 }
 interface Container {
   name: string;
   image: string;
-  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  command?: string[];
+  env?: {
+    name: string;
+    value?: string;
+    valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } };
+  }[];
   resources?: { requests?: object; limits?: object };
   securityContext?: {
     readOnlyRootFilesystem?: boolean;
@@ -61,6 +67,19 @@ const containersOf = (object: K8sObject) => {
   return [...pod.containers, ...(pod.initContainers ?? [])];
 };
 
+interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values: string[] }[];
+}
+interface Peer {
+  podSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector;
+}
+interface Port {
+  protocol: string;
+  port: number | string;
+}
+
 /** Custom resources of the Keycloak Operator: no schema package exists for them, so they are checked by hand. */
 const OPERATOR_GROUP = 'k8s.keycloak.org/';
 
@@ -73,6 +92,7 @@ describe('infra/k8s overlay local', () => {
         'Service/atrium-api',
         'PodDisruptionBudget/atrium-api',
         'HorizontalPodAutoscaler/atrium-api',
+        'Job/atrium-db-bootstrap',
         'Job/atrium-migrate',
         'Job/atrium-publish-remotes',
         'StatefulSet/atrium-db',
@@ -82,6 +102,7 @@ describe('infra/k8s overlay local', () => {
         'Deployment/atrium-shell',
         'Deployment/atrium-release-store',
         'Ingress/atrium',
+        'Ingress/keycloak',
       ]),
     );
   });
@@ -175,6 +196,11 @@ describe('infra/k8s overlay local', () => {
     });
     expect(keycloak.db).not.toHaveProperty('password');
     expect(keycloak.bootstrapAdmin).toEqual({ user: { secret: 'keycloak-bootstrap-admin' } });
+    const placeholders = (
+      find('KeycloakRealmImport', 'atrium-realm').spec as {
+        placeholders: Record<string, { secret: { name: string } }>;
+      }
+    ).placeholders;
     const referenced = new Set([
       ...workloads.flatMap((workload) =>
         containersOf(workload).flatMap((container) =>
@@ -183,45 +209,181 @@ describe('infra/k8s overlay local', () => {
       ),
       'keycloak-db',
       'keycloak-bootstrap-admin',
-      'atrium-deployer',
-      'atrium-platform',
+      ...Object.values(placeholders).map((placeholder) => placeholder.secret.name),
     ]);
-    const secrets = objects
-      .filter((object) => object.kind === 'Secret')
-      .map((object) => object.metadata.name);
-    expect(secrets.sort()).toEqual([...referenced].sort());
+    const secrets = objects.filter((object) => object.kind === 'Secret');
+    // Every Secret referenced exists (with every key asked for), and the overlay makes exactly the Secrets and
+    // keys docs/deploy.md lists.
+    for (const name of referenced)
+      expect(
+        secrets.map((secret) => secret.metadata.name),
+        name,
+      ).toContain(name);
+    const deployDoc = readFileSync(join(root, 'docs/deploy.md'), 'utf8');
+    const secretTable = deployDoc.slice(deployDoc.indexOf('| Secret ')).split('\n\n')[0] ?? '';
+    const documented = [...secretTable.matchAll(/^\| `([\w-]+)` +\| ([^|]+)\|/gm)].flatMap(([, name, keys]) =>
+      [...keys!.matchAll(/`([\w-]+)`/g)].map((key) => `${name}/${key[1]}`),
+    );
+    expect(documented.length).toBeGreaterThan(0);
+    const generated = secrets.flatMap((secret) =>
+      Object.keys(secret.data ?? {}).map((key) => `${secret.metadata.name}/${key}`),
+    );
+    expect(generated.sort()).toEqual(documented.sort());
+    for (const workload of workloads) {
+      for (const container of containersOf(workload)) {
+        for (const variable of container.env ?? []) {
+          const ref = variable.valueFrom?.secretKeyRef;
+          if (ref)
+            expect(generated, `${container.name} ${variable.name}`).toContain(`${ref.name}/${ref.key}`);
+        }
+      }
+    }
+  });
+
+  it('requires every Secret it references: none is optional, so a missing one stops the pod', () => {
+    for (const workload of workloads) {
+      for (const container of containersOf(workload)) {
+        for (const variable of container.env ?? []) {
+          expect(
+            variable.valueFrom?.secretKeyRef?.optional ?? false,
+            `${container.name} ${variable.name}`,
+          ).toBe(false);
+        }
+      }
+    }
   });
 
   it('commits no Secret in the base: only the local overlay generates its development defaults', () => {
     expect(kustomize('infra/k8s/base').filter((object) => object.kind === 'Secret')).toEqual([]);
   });
 
-  it('restricts traffic with NetworkPolicies: ingress to the API, API and migration to its database, Keycloak to its own', () => {
-    const policies = objects.filter((object) => object.kind === 'NetworkPolicy');
-    const ingressFrom = (selector: Record<string, string>) => {
-      const policy = policies.find(
-        (candidate) =>
-          JSON.stringify((candidate.spec?.podSelector as { matchLabels?: object }).matchLabels) ===
-          JSON.stringify(selector),
+  describe('NetworkPolicies', () => {
+    const policies = objects.filter((object) => object.kind === 'NetworkPolicy') as (K8sObject & {
+      spec: {
+        podSelector: LabelSelector;
+        policyTypes: string[];
+        ingress?: { from?: Peer[]; ports?: Port[] }[];
+        egress?: { to?: Peer[]; ports?: Port[] }[];
+      };
+    })[];
+    /** Whether a selector picks a pod with these labels (matchLabels and `In` expressions, all we use). */
+    const selects = (selector: LabelSelector, labels: Record<string, string>) =>
+      Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value) &&
+      (selector.matchExpressions ?? []).every(
+        (expression) =>
+          expression.operator === 'In' && expression.values.includes(labels[expression.key] ?? ''),
       );
-      expect(policy, JSON.stringify(selector)).toBeDefined();
-      return (policy!.spec?.ingress as { from: object[] }[]).flatMap((rule) => rule.from);
-    };
-    const defaultDeny = policies.find(
-      (policy) => JSON.stringify(policy.spec?.podSelector) === '{}' && policy.spec?.ingress === undefined,
-    );
-    expect(defaultDeny, 'a default-deny ingress policy').toBeDefined();
-    expect(ingressFrom({ 'app.kubernetes.io/name': 'atrium-api' })).toEqual([
-      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
-      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'atrium-publish-remotes' } } },
-    ]);
-    expect(ingressFrom({ 'app.kubernetes.io/name': 'atrium-db' })).toEqual([
-      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'atrium-api' } } },
-      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'atrium-migrate' } } },
-    ]);
-    expect(ingressFrom({ 'app.kubernetes.io/name': 'keycloak-db' })).toEqual([
-      { podSelector: { matchLabels: { app: 'keycloak' } } },
-    ]);
+    const describePeer = (peer: Peer) =>
+      [
+        peer.namespaceSelector ? `ns:${JSON.stringify(peer.namespaceSelector.matchLabels)}` : '',
+        peer.podSelector ? `pod:${JSON.stringify(peer.podSelector.matchLabels)}` : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
+    /** Every destination a pod with these labels may reach, as `peer -> protocol/port`. */
+    const egressOf = (labels: Record<string, string>) =>
+      policies
+        .filter(
+          (policy) => selects(policy.spec.podSelector, labels) && policy.spec.policyTypes.includes('Egress'),
+        )
+        .flatMap((policy) => policy.spec.egress ?? [])
+        .flatMap((rule) =>
+          (rule.to ?? [{}]).flatMap((peer) =>
+            (rule.ports ?? [{ protocol: 'TCP', port: 'any' }]).map(
+              (port) => `${describePeer(peer) || 'anywhere'} -> ${port.protocol}/${port.port}`,
+            ),
+          ),
+        )
+        .sort();
+    const ingressFrom = (labels: Record<string, string>) =>
+      policies
+        .filter(
+          (policy) => selects(policy.spec.podSelector, labels) && policy.spec.policyTypes.includes('Ingress'),
+        )
+        .flatMap((policy) => policy.spec.ingress ?? [])
+        .flatMap((rule) => rule.from ?? []);
+    const name = (value: string) => ({ 'app.kubernetes.io/name': value });
+    const dns = [
+      'ns:{"kubernetes.io/metadata.name":"kube-system"} pod:{"k8s-app":"kube-dns"} -> TCP/53',
+      'ns:{"kubernetes.io/metadata.name":"kube-system"} pod:{"k8s-app":"kube-dns"} -> UDP/53',
+    ];
+    const to = (labels: object, port: number) => `pod:${JSON.stringify(labels)} -> TCP/${port}`;
+
+    it('deny every ingress and every egress by default', () => {
+      const defaultDeny = policies.filter(
+        (policy) =>
+          JSON.stringify(policy.spec.podSelector) === '{}' &&
+          policy.spec.ingress === undefined &&
+          policy.spec.egress === undefined,
+      );
+      expect(defaultDeny.flatMap((policy) => policy.spec.policyTypes).sort()).toEqual(['Egress', 'Ingress']);
+      // No policy with rules applies to every pod.
+      for (const policy of policies.filter((candidate) => candidate.spec.ingress || candidate.spec.egress)) {
+        expect(JSON.stringify(policy.spec.podSelector), policy.metadata.name).not.toBe('{}');
+      }
+    });
+
+    it('let the API reach only its database, Keycloak and DNS', () => {
+      expect(egressOf(name('atrium-api'))).toEqual(
+        [to(name('atrium-db'), 5432), to({ app: 'keycloak' }, 8080), ...dns].sort(),
+      );
+    });
+
+    it('let Keycloak reach only its database, its own pods (cluster cache) and DNS', () => {
+      expect(egressOf({ app: 'keycloak' })).toEqual(
+        [
+          to(name('keycloak-db'), 5432),
+          to({ app: 'keycloak' }, 7800),
+          to({ app: 'keycloak' }, 57800),
+          ...dns,
+        ].sort(),
+      );
+      expect(egressOf({ app: 'keycloak-realm-import' })).toEqual(
+        [to(name('keycloak-db'), 5432), ...dns].sort(),
+      );
+    });
+
+    it('let the shell, the release store and the databases reach nothing at all', () => {
+      for (const quiet of ['atrium-shell', 'atrium-release-store', 'atrium-db', 'keycloak-db']) {
+        expect(egressOf(name(quiet)), quiet).toEqual([]);
+      }
+    });
+
+    it('let the one-shots reach only what they work on', () => {
+      expect(egressOf(name('atrium-migrate'))).toEqual([to(name('atrium-db'), 5432), ...dns].sort());
+      expect(egressOf(name('atrium-db-bootstrap'))).toEqual([to(name('atrium-db'), 5432), ...dns].sort());
+      expect(egressOf(name('atrium-publish-remotes'))).toEqual(
+        [to(name('atrium-api'), 3000), to({ app: 'keycloak' }, 8080), ...dns].sort(),
+      );
+    });
+
+    it('give every workload of the overlay an egress policy that names it, or none (deny)', () => {
+      for (const workload of workloads) {
+        const labels = (workload.spec?.template as { metadata: { labels: Record<string, string> } }).metadata
+          .labels;
+        const allowed = egressOf(labels);
+        expect(
+          allowed.filter((line) => line.startsWith('anywhere')),
+          workload.metadata.name,
+        ).toEqual([]);
+      }
+    });
+
+    it('let in: the API from the ingress controller and the publish Job; each database from its own clients', () => {
+      expect(ingressFrom(name('atrium-api'))).toEqual([
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
+        { podSelector: { matchLabels: name('atrium-publish-remotes') } },
+      ]);
+      expect(ingressFrom(name('atrium-db'))).toEqual([
+        { podSelector: { matchLabels: name('atrium-api') } },
+        { podSelector: { matchLabels: name('atrium-migrate') } },
+        { podSelector: { matchLabels: name('atrium-db-bootstrap') } },
+      ]);
+      expect(ingressFrom(name('keycloak-db'))).toEqual([
+        { podSelector: { matchLabels: { app: 'keycloak' } } },
+        { podSelector: { matchLabels: { app: 'keycloak-realm-import' } } },
+      ]);
+    });
   });
 
   it('routes the shell and /api through an nginx Ingress on one host', () => {
@@ -235,6 +397,120 @@ describe('infra/k8s overlay local', () => {
       shellHost!.http.paths.map((path) => [path.path, path.backend.service.name]),
     );
     expect(routes).toEqual({ '/api': 'atrium-api', '/': 'atrium-shell' });
+  });
+
+  it('routes only the atrium realm and static resources to Keycloak: no admin console, no master realm', () => {
+    const keycloak = find('Keycloak', 'keycloak').spec as {
+      ingress: { enabled: boolean };
+      hostname: { hostname: string; admin?: string };
+    };
+    expect(keycloak.ingress.enabled).toBe(false);
+    const publicHost = new URL(keycloak.hostname.hostname).host;
+    // The admin console lives on another URL (port-forward), so Keycloak never links it on the public host.
+    expect(new URL(keycloak.hostname.admin ?? keycloak.hostname.hostname).host).not.toBe(publicHost);
+    const ingresses = objects.filter((object) => object.kind === 'Ingress') as unknown as {
+      metadata: { name: string };
+      spec: {
+        rules: {
+          host: string;
+          http: { paths: { path: string; pathType: string; backend: { service: { name: string } } }[] };
+        }[];
+      };
+    }[];
+    const toKeycloak = ingresses.flatMap((ingress) =>
+      ingress.spec.rules.flatMap((rule) =>
+        rule.http.paths
+          .filter((path) => path.backend.service.name === 'keycloak-service')
+          .map((path) => ({ host: rule.host, ...path })),
+      ),
+    );
+    expect(toKeycloak.map((route) => route.path).sort()).toEqual(['/realms/atrium', '/resources']);
+    expect(new Set(toKeycloak.map((route) => route.host))).toEqual(new Set([publicHost]));
+    /** Whether an Ingress Prefix path (element-wise, as Kubernetes defines it) would send `url` to Keycloak. */
+    const routed = (url: string) =>
+      toKeycloak.some(
+        (route) => route.pathType === 'Prefix' && (url === route.path || url.startsWith(`${route.path}/`)),
+      );
+    for (const blocked of [
+      '/admin',
+      '/admin/master/console/',
+      '/admin/realms/atrium/users',
+      '/realms/master/protocol/openid-connect/token',
+      '/realms/atrium-evil/protocol/openid-connect/token',
+      '/metrics',
+      '/health/ready',
+    ]) {
+      expect(routed(blocked), blocked).toBe(false);
+    }
+    for (const open of [
+      '/realms/atrium/.well-known/openid-configuration',
+      '/realms/atrium/protocol/openid-connect/auth',
+      '/realms/atrium/protocol/openid-connect/certs',
+      '/resources/abc12/login/keycloak.v2/css/styles.css',
+    ]) {
+      expect(routed(open), open).toBe(true);
+    }
+  });
+
+  describe("the API's PostgreSQL role", () => {
+    const bootstrap = find('Job', 'atrium-db-bootstrap');
+    const [bootstrapContainer] = podSpecOf(bootstrap)!.containers;
+    const command = bootstrapContainer!.command!;
+    const appRole = command.find((arg) => arg.startsWith('app_role='))!.slice('app_role='.length);
+    const envOf = (kind: string, name: string, variable: string) =>
+      containersOf(find(kind, name))
+        .flatMap((container) => container.env ?? [])
+        .find((candidate) => candidate.name === variable);
+
+    it('is created by a bootstrap Job from db-bootstrap.sql, before the migrations run', () => {
+      expect(appRole).toBe('atrium');
+      const script = objects.find(
+        (object) => object.kind === 'ConfigMap' && object.metadata.name.startsWith('atrium-db-bootstrap'),
+      );
+      expect(script?.data?.['db-bootstrap.sql']).toBe(
+        readFileSync(join(root, 'infra/k8s/base/db-bootstrap.sql'), 'utf8'),
+      );
+      expect(command).toContain('/bootstrap/db-bootstrap.sql');
+      const wave = (object: K8sObject) =>
+        Number(object.metadata.annotations?.['argocd.argoproj.io/sync-wave']);
+      expect(wave(bootstrap)).toBeLessThan(wave(find('Job', 'atrium-migrate')));
+      // The role's password reaches psql through the environment (\getenv), never its command line.
+      expect(envOf('Job', 'atrium-db-bootstrap', 'ATRIUM_DB_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({
+        name: 'atrium-db',
+        key: 'password',
+      });
+    });
+
+    it('is what the API and the migrations log in as, into its own schema', () => {
+      for (const [kind, name] of [
+        ['Deployment', 'atrium-api'],
+        ['Job', 'atrium-migrate'],
+      ] as const) {
+        const url = new URL(envOf(kind, name, 'DATABASE_URL')!.value!.replace('$(DB_PASSWORD)', 'x'));
+        expect(url.username, name).toBe(appRole);
+        expect(envOf(kind, name, 'DB_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({
+          name: 'atrium-db',
+          key: 'password',
+        });
+        // MikroORM's schema option (read from MIKRO_ORM_SCHEMA): tables and the migrations table both there.
+        expect(envOf(kind, name, 'MIKRO_ORM_SCHEMA')?.value, name).toBe(appRole);
+      }
+    });
+
+    it('is not the superuser, whose password only the database and the bootstrap Job hold', () => {
+      expect(envOf('StatefulSet', 'atrium-db', 'POSTGRES_USER')?.value).not.toBe(appRole);
+      const holders = workloads
+        .filter((workload) =>
+          containersOf(workload).some((container) =>
+            (container.env ?? []).some(
+              (variable) => variable.valueFrom?.secretKeyRef?.key === 'postgres-password',
+            ),
+          ),
+        )
+        .map((workload) => workload.metadata.name)
+        .sort();
+      expect(holders).toEqual(['atrium-db', 'atrium-db-bootstrap']);
+    });
   });
 
   it('agrees on one issuer: Keycloak hostname, API and shell configuration', () => {
@@ -272,5 +548,38 @@ describe('infra/k8s overlay local', () => {
     expect(realmImport.keycloakCRName).toBe('keycloak');
     const shell = realmImport.realm.clients.find((client) => client.clientId === 'atrium-shell');
     expect(shell?.redirectUris?.every((uri) => uri.startsWith(LOCAL_SHELL_ORIGIN))).toBe(true);
+  });
+
+  it("imports no person into the cluster realm (no demo users), only the clients' service accounts", () => {
+    const realm = (find('KeycloakRealmImport', 'atrium-realm').spec as { realm: { users: object[] } }).realm;
+    expect(realm.users.length).toBeGreaterThan(0);
+    for (const user of realm.users as {
+      username: string;
+      serviceAccountClientId?: string;
+      credentials?: [];
+    }[]) {
+      expect(user.serviceAccountClientId, user.username).toBeDefined();
+      expect(user.credentials, user.username).toBeUndefined();
+    }
+    expect(JSON.stringify(realm)).not.toMatch(/"(alice|ada)"/);
+  });
+
+  it('fills every client secret from a Secret, with no development default to fall back on', () => {
+    const spec = find('KeycloakRealmImport', 'atrium-realm').spec as {
+      placeholders: Record<string, { secret: { name: string; key: string } }>;
+      realm: object;
+    };
+    const text = JSON.stringify(spec.realm);
+    const used = [...text.matchAll(/\$\{([A-Z0-9_]+)(:[^}]*)?\}/g)];
+    const secrets = used.filter(([, name]) => name!.endsWith('_SECRET'));
+    expect(secrets.length).toBeGreaterThan(0);
+    for (const [whole, name, fallback] of secrets) {
+      expect(fallback, whole).toBeUndefined();
+      const secret = spec.placeholders[name!]?.secret;
+      expect(secret, name).toBeDefined();
+      expect(find('Secret', secret!.name).data?.[secret!.key], `${secret!.name}/${secret!.key}`).toBeTruthy();
+    }
+    // The realm file itself keeps its development defaults for `npm start`; the rendering removes them.
+    expect(readFileSync(join(root, 'infra/keycloak/realm-atrium.json'), 'utf8')).toMatch(/_SECRET:[^}]+\}/);
   });
 });

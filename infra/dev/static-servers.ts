@@ -1,6 +1,10 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import sirv from 'sirv';
+import {
+  releaseStoreSecurityHeaders,
+  shellSecurityHeaders,
+} from '../../shell/app/deploy/security-headers.ts';
 
 export interface RunningServer {
   readonly url: string;
@@ -30,10 +34,21 @@ async function listen(server: Server, port: number, host: string): Promise<Runni
   };
 }
 
+/** Whether a request path has a segment starting with a dot, also when percent-encoded; unreadable counts. */
+function hasDotSegment(url: string): boolean {
+  const path = new URL(url, 'http://localhost').pathname;
+  try {
+    return /(^|\/)\./.test(decodeURIComponent(path));
+  } catch {
+    return true;
+  }
+}
+
 /**
  * The release store: immutable, versioned remote builds under `/<remote>/<version>/`, served like a CDN.
  * Files never change under a version, so they may be cached forever; CORS is open because the shell on
- * another origin fetches the manifest and chunks.
+ * another origin fetches the manifest and chunks. Security headers as its nginx sends them (no TLS here, so no
+ * Strict-Transport-Security).
  */
 export function serveReleaseStore(options: {
   dir: string;
@@ -51,62 +66,24 @@ export function serveReleaseStore(options: {
       );
     },
   });
+  const notFound = (res: ServerResponse) => {
+    res.writeHead(404, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' });
+    res.end('Not found\n');
+  };
   const server = createServer((req, res) => {
-    files(req, res, () => {
-      res.writeHead(404, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' });
-      res.end('Not found\n');
-    });
+    for (const [name, value] of Object.entries(releaseStoreSecurityHeaders())) res.setHeader(name, value);
+    // No dotfile at any depth (.env, .git), like the store's nginx: sirv's dev mode would serve them.
+    if (hasDotSegment(req.url ?? '/')) return notFound(res);
+    files(req, res, () => notFound(res));
   });
   return listen(server, options.port, options.host);
-}
-
-/** Where the shell's Content-Security-Policy lets it load code and send requests. */
-export interface ShellOrigins {
-  /** The API base URL (apiBaseUrl of atrium.config.json). */
-  readonly apiUrl: string;
-  /** The OIDC authority, i.e. Keycloak's realm URL. */
-  readonly authority: string;
-  /** Where remotes are loaded from (the release store or its CDN). */
-  readonly remoteOrigins: readonly string[];
-}
-
-/**
- * The shell's Content-Security-Policy, the same as its nginx container sends (shell/app/deploy, kept equal by
- * static-servers.spec.ts), so the browser journeys prove it lets sign-in, the API and remotes work.
- */
-export function shellContentSecurityPolicy({ apiUrl, authority, remoteOrigins }: ShellOrigins): string {
-  const remotes = remoteOrigins.join(' ');
-  return [
-    "default-src 'self'",
-    `script-src 'self' ${remotes}`,
-    `style-src 'self' ${remotes}`,
-    `img-src 'self' data: ${remotes}`,
-    `font-src 'self' ${remotes}`,
-    `connect-src 'self' ${apiUrl}/ ${authority}/ ${remotes}`,
-    "frame-ancestors 'none'",
-    "base-uri 'self'",
-    "object-src 'none'",
-    "form-action 'self'",
-  ].join('; ');
-}
-
-/** Security headers of every shell response, as its nginx container sends them. */
-export function shellSecurityHeaders(origins: ShellOrigins): {
-  'Content-Security-Policy': string;
-  'X-Content-Type-Options': string;
-  'Referrer-Policy': string;
-} {
-  return {
-    'Content-Security-Policy': shellContentSecurityPolicy(origins),
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'strict-origin-when-cross-origin',
-  };
 }
 
 /**
  * The shell: its static build with a single-page-app fallback, plus the run-time documents the build
  * deliberately does not contain (where Keycloak, the API and the remotes are). Every response carries the
- * security headers, with the API and Keycloak taken from the `/atrium.config.json` document it serves.
+ * security headers its nginx container sends (shell/app/deploy/security-headers.ts), with the API and Keycloak
+ * taken from the `/atrium.config.json` document it serves.
  */
 export function serveShell(options: {
   dir: string;

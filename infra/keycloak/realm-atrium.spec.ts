@@ -1,4 +1,6 @@
+import { pbkdf2Sync, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ATRIUM_REALM, ATRIUM_REALM_FILE, resolveRealmPlaceholders } from './realm-file.ts';
 
@@ -31,7 +33,13 @@ interface User {
   requiredActions?: string[];
   realmRoles: string[];
   serviceAccountClientId?: string;
-  credentials?: { type: string; value: string; temporary: boolean }[];
+  credentials?: {
+    type: string;
+    value?: string;
+    secretData?: string;
+    credentialData?: string;
+    temporary: boolean;
+  }[];
 }
 interface Realm {
   realm: string;
@@ -39,6 +47,8 @@ interface Realm {
   bruteForceProtected: boolean;
   revokeRefreshToken: boolean;
   refreshTokenMaxReuse: number;
+  failureFactor: number;
+  passwordPolicy: string;
   roles: { realm: { name: string; composite?: boolean; composites?: { realm: string[] } }[] };
   defaultRole: { name: string };
   clients: Client[];
@@ -73,9 +83,8 @@ const audiences = (c: Client) =>
     .map((m) => m.config['included.client.audience']);
 
 describe('realm-atrium.json', () => {
-  it('defines the atrium realm with brute-force protection', () => {
+  it('defines the atrium realm', () => {
     expect(realm.realm).toBe(ATRIUM_REALM);
-    expect(realm.bruteForceProtected).toBe(true);
   });
 
   it('leaves no placeholder unresolved except ones with defaults', () => {
@@ -222,15 +231,96 @@ describe('realm-atrium.json', () => {
     expect(alice.realmRoles).toContain('atrium-user');
     expect(alice.realmRoles).not.toContain('atrium-admin');
     expect(ada.realmRoles).toEqual(expect.arrayContaining(['atrium-user', 'atrium-admin']));
-    for (const [demo, password] of [
-      [alice, 'alice'],
-      [ada, 'ada'],
-    ] as const) {
+    for (const demo of [alice, ada]) {
       // A missing required profile attribute would send the user to an "update profile" page.
       expect(demo.firstName && demo.lastName && demo.email).toBeTruthy();
       expect(demo.emailVerified).toBe(true);
       expect(demo.requiredActions ?? []).toEqual([]);
-      expect(demo.credentials).toEqual([{ type: 'password', value: password, temporary: false }]);
     }
+  });
+
+  describe('passwords', () => {
+    /** The realm's password policy as Keycloak parses it: `name(config) and name(config)`. */
+    const policy = new Map(
+      realm.passwordPolicy.split(' and ').map((part): [string, string] => {
+        const match = /^(\w+)\((.*)\)$/.exec(part.trim());
+        if (!match) throw new Error(`unreadable policy part: ${part}`);
+        return [match[1]!, match[2]!];
+      }),
+    );
+
+    it('needs 12 characters or more, not the username, not the email, none of the last 5', () => {
+      expect(Number(policy.get('length'))).toBeGreaterThanOrEqual(12);
+      // Long passphrases stay welcome (NIST SP 800-63B: at least 64), yet one request cannot make the server
+      // hash megabytes.
+      expect(Number(policy.get('maxLength'))).toBeGreaterThanOrEqual(64);
+      expect(policy.has('notUsername')).toBe(true);
+      expect(policy.has('notEmail')).toBe(true);
+      expect(Number(policy.get('passwordHistory'))).toBeGreaterThanOrEqual(5);
+      // No composition rules (digits, upper case...): they make passwords harder to remember, not to guess.
+      expect(
+        [...policy.keys()].filter((name) => /digits|upperCase|lowerCase|specialChars/.test(name)),
+      ).toEqual([]);
+    });
+
+    it('keeps brute-force protection: a user is locked for a while after 10 failures in a row', () => {
+      expect(realm.bruteForceProtected).toBe(true);
+      expect(realm.failureFactor).toBeLessThanOrEqual(10);
+    });
+
+    it('imports the demo users with hashes of their README passwords, never a plain value', () => {
+      // Keycloak checks the policy on every plain password it sets, also on import (PasswordPolicyNotMetException
+      // aborts the import), so the short demo passwords come as hashes, which it takes as they are.
+      const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+      const documented = new Map(
+        [...readme.matchAll(/^\| `(\w+)` +\| `(\w+)` +\| atrium-/gm)].map((m): [string, string] => [
+          m[1]!,
+          m[2]!,
+        ]),
+      );
+      expect([...documented.keys()].sort()).toEqual(['ada', 'alice']);
+      for (const [username, password] of documented) {
+        const credentials = user(username).credentials ?? [];
+        expect(credentials, username).toHaveLength(1);
+        const [credential] = credentials;
+        expect(credential?.value, username).toBeUndefined();
+        const secret = JSON.parse(credential!.secretData!) as { value: string; salt: string };
+        const data = JSON.parse(credential!.credentialData!) as { hashIterations: number; algorithm: string };
+        expect(data.algorithm).toBe('pbkdf2-sha512');
+        expect(data.hashIterations).toBeGreaterThanOrEqual(210_000);
+        const stored = Buffer.from(secret.value, 'base64');
+        const derive = (candidate: string) =>
+          pbkdf2Sync(
+            candidate,
+            Buffer.from(secret.salt, 'base64'),
+            data.hashIterations,
+            stored.length,
+            'sha512',
+          );
+        expect(timingSafeEqual(derive(password), stored), `${username} hash is of ${password}`).toBe(true);
+        expect(timingSafeEqual(derive(`${password}!`), stored)).toBe(false);
+      }
+      for (const human of realm.users.filter((u) => !u.serviceAccountClientId)) {
+        expect(
+          human.credentials?.every((c) => c.value === undefined),
+          human.username,
+        ).toBe(true);
+      }
+    });
+  });
+
+  it('defines admin-cli in the realm without a password grant or any other way to get a token', () => {
+    const adminCli = client('admin-cli');
+    expect(adminCli.directAccessGrantsEnabled).toBe(false);
+    expect(adminCli.standardFlowEnabled).toBe(false);
+    expect(adminCli.implicitFlowEnabled).toBe(false);
+    expect(adminCli.serviceAccountsEnabled).toBe(false);
+    expect(adminCli.attributes['oauth2.device.authorization.grant.enabled']).toBe('false');
+    expect(adminCli.attributes['oidc.ciba.grant.enabled']).toBe('false');
+    expect(adminCli.attributes['standard.token.exchange.enabled']).toBe('false');
+  });
+
+  it('offers the password grant on no client at all', () => {
+    expect(realm.clients.filter((c) => c.directAccessGrantsEnabled).map((c) => c.clientId)).toEqual([]);
   });
 });

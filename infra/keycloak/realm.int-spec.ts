@@ -132,3 +132,78 @@ describe('the atrium realm on a real Keycloak', () => {
     ]);
   });
 });
+
+describe('the atrium realm refuses what an attacker would try', () => {
+  const keycloakUrl = new URL(issuer).origin;
+
+  /** An administrator's token from the master realm (the bootstrap admin ensureKeycloak set up). */
+  async function adminToken(): Promise<string> {
+    const response = await postForm(`${keycloakUrl}/realms/master/protocol/openid-connect/token`, {
+      grant_type: 'password',
+      client_id: 'admin-cli',
+      username: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
+      password: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
+    });
+    expect(response.status, 'master admin sign-in').toBe(200);
+    return ((await response.json()) as { access_token: string }).access_token;
+  }
+
+  it('refuses a password grant on admin-cli with a correct password, while alice still signs in', async () => {
+    // admin-cli exists in every realm and takes passwords by default: a way around the login page (and its
+    // brute-force lock-out, second factors, consent) straight to a token for any user whose password leaked.
+    const attack = await postForm(tokenEndpoint, {
+      grant_type: 'password',
+      client_id: 'admin-cli',
+      username: 'alice',
+      password: 'alice',
+      scope: 'openid',
+    });
+    expect(attack.status).toBe(400);
+    const body = (await attack.json()) as { error: string; access_token?: string };
+    expect(body.error).toBe('unauthorized_client');
+    expect(body.access_token).toBeUndefined();
+
+    const tokens = await signInWithPassword({ issuer, username: 'alice', password: 'alice' });
+    expect(decodeJwt(tokens.access_token).payload.preferred_username).toBe('alice');
+  });
+
+  it('refuses short, username-like, email-like and reused passwords, and takes a long one', async () => {
+    const token = await adminToken();
+    const users = `${keycloakUrl}/admin/realms/atrium/users`;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const username = `policy-probe-${Date.now()}`;
+    const email = `${username}@atrium.test`;
+    const created = await fetch(users, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ username, email, enabled: true, firstName: 'Policy', lastName: 'Probe' }),
+    });
+    expect(created.status).toBe(201);
+    const id = created.headers.get('location')!.split('/').at(-1)!;
+    const setPassword = async (value: string) => {
+      const response = await fetch(`${users}/${id}/reset-password`, {
+        method: 'PUT',
+        headers,
+        body: JSON.stringify({ type: 'password', value, temporary: false }),
+      });
+      return { status: response.status, body: response.status === 204 ? '' : await response.text() };
+    };
+    const refused = async (value: string, reason: RegExp) => {
+      const attempt = await setPassword(value);
+      expect(attempt.status, value).toBe(400);
+      expect(attempt.body, value).toMatch(reason);
+    };
+    try {
+      await refused('alice', /minLength|minimum length/i);
+      await refused('short-pass1', /minLength|minimum length/i);
+      await refused(username, /username/i);
+      await refused(email, /email/i);
+      const passphrase = 'correct horse battery staple';
+      expect(await setPassword(passphrase)).toEqual({ status: 204, body: '' });
+      await refused(passphrase, /history/i);
+      expect(await setPassword(`${passphrase} again`)).toEqual({ status: 204, body: '' });
+    } finally {
+      await fetch(`${users}/${id}`, { method: 'DELETE', headers });
+    }
+  });
+});

@@ -3,12 +3,28 @@ import { bundleDefaults } from '@atrium/sdk/build';
 import { defineConfig } from '@rspack/cli';
 import { rspack } from '@rspack/core';
 import { readFileSync } from 'node:fs';
+import { shellSecurityHeaders } from './deploy/security-headers.ts';
 
 interface PackageJson {
   dependencies: Record<string, string>;
 }
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as PackageJson;
 const caret = (name: string) => `^${pkg.dependencies[name]}`;
+
+/** The run-time document the dev server serves from public/: where the API and Keycloak are. */
+const devRuntimeConfig = JSON.parse(
+  readFileSync(new URL('./public/atrium.config.json', import.meta.url), 'utf8'),
+) as { apiBaseUrl: string; oidc: { authority: string } };
+
+/**
+ * The dev server sends the same security headers as every other server of the shell, so a script source the
+ * policy would refuse in production fails here first. Release origins as in the shell container's environment.
+ */
+export const devServerHeaders = shellSecurityHeaders({
+  apiUrl: devRuntimeConfig.apiBaseUrl.replace(/\/+$/, ''),
+  authority: devRuntimeConfig.oidc.authority.replace(/\/+$/, ''),
+  remoteOrigins: (process.env.ATRIUM_REMOTE_ORIGINS ?? 'http://localhost:4100').split(/\s+/).filter(Boolean),
+});
 
 export default defineConfig((_env, argv) => {
   const production = argv.mode !== 'development';
@@ -52,6 +68,7 @@ export default defineConfig((_env, argv) => {
       port: 4000,
       host: 'localhost',
       historyApiFallback: true,
+      headers: devServerHeaders,
     },
     performance: { hints: false },
   };
