@@ -73,7 +73,7 @@ beforeAll(async () => {
     });
     if (build.status !== 0) throw new Error(`building the API failed:\n${build.stdout}${build.stderr}`);
   }
-  database = await createTemporaryDatabase('atrium_role');
+  database = await createTemporaryDatabase('atrium_role', adminUrl);
 });
 
 afterAll(async () => {
