@@ -15,8 +15,16 @@ export interface RemoteDescriptor {
   readonly version: string;
   /** Absolute URL of the active release's `mf-manifest.json`. */
   readonly entry: string;
-  /** Subresource-integrity hash of the release's `remoteEntry.js`, when the publisher recorded one. */
-  readonly integrity: string | null;
+  /**
+   * Subresource-integrity hash (`sha384-…`) of the release's `remoteEntry.js`, recorded at publish. The shell
+   * loads that file only with this hash.
+   */
+  readonly integrity: string;
+  /**
+   * Subresource-integrity hash (`sha384-…`) of the exact bytes of the release's `mf-manifest.json`, recorded
+   * at publish. The shell reads the manifest only if it matches.
+   */
+  readonly manifestIntegrity: string;
 }
 
 /**

@@ -41,7 +41,7 @@ export function parseRemotes(raw: unknown, source: string): RemoteDescriptor[] {
   }
   const remotes = items.flatMap((item: unknown, index): RemoteDescriptor[] => {
     const entry = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
-    const { name, title, path, navOrder, version, entry: url, integrity } = entry;
+    const { name, title, path, navOrder, version, entry: url, integrity, manifestIntegrity } = entry;
     const bad: string[] = [];
     if (typeof name !== 'string' || !NAME.test(name)) bad.push('name');
     if (typeof title !== 'string' || title.trim() === '') bad.push('title');
@@ -60,7 +60,10 @@ export function parseRemotes(raw: unknown, source: string): RemoteDescriptor[] {
         navOrder: typeof navOrder === 'number' ? navOrder : 0,
         version: version as string,
         entry: url as string,
-        integrity: typeof integrity === 'string' ? integrity : null,
+        // A missing hash keeps the item listed: its slot then says that the registry did not vouch for it
+        // (the loader refuses an empty hash), instead of the feature silently disappearing.
+        integrity: typeof integrity === 'string' ? integrity : '',
+        manifestIntegrity: typeof manifestIntegrity === 'string' ? manifestIntegrity : '',
       },
     ];
   });

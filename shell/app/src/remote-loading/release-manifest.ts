@@ -1,0 +1,151 @@
+import type { RemoteDescriptor } from '@atrium/sdk';
+import { RemoteLoadError } from './remote-load-error';
+
+/** What the shell may run of a release: one classic script, pinned by the registry's hash. */
+export interface VerifiedRelease {
+  /** The remote's name, which is also the global its container defines. */
+  readonly name: string;
+  /** Absolute URL of the release's remoteEntry.js, inside the manifest's own folder. */
+  readonly entryUrl: string;
+  /** The registry's SRI hash of that file. */
+  readonly integrity: string;
+}
+
+// W3C Subresource Integrity: one hash, the algorithms browsers support, base64 digest.
+const SRI = /^(sha256|sha384|sha512)-([A-Za-z0-9+/]{43,86}={0,2})$/;
+const DIGEST_ALGORITHM = { sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' } as const;
+
+/** Whether `value` is a single well-formed SRI hash such as `sha384-<base64>`. */
+export function isIntegrity(value: string): boolean {
+  return SRI.test(value);
+}
+
+/**
+ * Whether `bytes` have the SRI hash `integrity`, computed with Web Crypto. A malformed hash matches nothing.
+ */
+export async function matchesIntegrity(bytes: ArrayBuffer, integrity: string): Promise<boolean> {
+  const match = SRI.exec(integrity);
+  if (match === null) return false;
+  const [, algorithm, expected] = match as unknown as [string, keyof typeof DIGEST_ALGORITHM, string];
+  const digest = new Uint8Array(await crypto.subtle.digest(DIGEST_ALGORITHM[algorithm], bytes));
+  let binary = '';
+  for (const byte of digest) binary += String.fromCharCode(byte);
+  return btoa(binary) === expected;
+}
+
+// Entry types that are classic scripts defining a global container; `module`/`esm` would be import()ed,
+// `system` run through SystemJS, and neither can carry an integrity attribute the way the shell loads them.
+const CLASSIC_ENTRY_TYPES: ReadonlySet<unknown> = new Set(['global', 'var']);
+// A file below the release folder: plain segments, none starting with a dot, no escapes (a %2F or %2E%2E
+// that the URL parser keeps but a server might decode), no query.
+const RELEASE_FILE = /^(?:[\w~+-][\w.~+-]*\/)*[\w~+-][\w.~+-]*\.js$/;
+
+/**
+ * Checks what a verified manifest names and returns the URL of the one script the shell will run, or why
+ * it must not run. The entry must be a classic script (`global` or `var`), resolved like the runtime would
+ * (`publicPath: 'auto'`: beside the manifest) to a `.js` file in the manifest's own folder on its own
+ * origin, defining the container global named after the remote.
+ */
+export function manifestEntry(
+  manifest: unknown,
+  manifestUrl: string,
+  remoteName: string,
+): { readonly entryUrl: string } | { readonly problem: string } {
+  const metaData = isRecord(manifest) ? manifest.metaData : undefined;
+  if (!isRecord(metaData) || !isRecord(metaData.remoteEntry)) {
+    return { problem: 'it is not a Module Federation manifest (no metaData.remoteEntry)' };
+  }
+  const { name, path = '', type } = metaData.remoteEntry;
+  if (!CLASSIC_ENTRY_TYPES.has(type)) {
+    return {
+      problem: `its entry is of type ${JSON.stringify(type)}; only classic scripts (global or var) are run`,
+    };
+  }
+  if (metaData.publicPath !== 'auto' || 'getPublicPath' in metaData) {
+    return { problem: "it does not load its files from its own folder (publicPath must be 'auto')" };
+  }
+  if (metaData.globalName !== remoteName) {
+    return {
+      problem: `its container global is ${JSON.stringify(metaData.globalName)}, not "${remoteName}"`,
+    };
+  }
+  if (typeof name !== 'string' || typeof path !== 'string') {
+    return { problem: 'it names no entry file' };
+  }
+  const base = new URL(manifestUrl);
+  const folder = base.pathname.slice(0, base.pathname.lastIndexOf('/') + 1);
+  const relative = path.replace(/^\.\//, '').replace(/\/+$/, '');
+  let entry: URL;
+  try {
+    entry = new URL(relative === '' ? name : `${relative}/${name}`, base);
+  } catch {
+    return { problem: `its entry ${JSON.stringify(`${path}/${name}`)} is not a URL` };
+  }
+  const inFolder =
+    entry.origin === base.origin &&
+    entry.pathname.startsWith(folder) &&
+    entry.search === '' &&
+    entry.hash === '' &&
+    RELEASE_FILE.test(entry.pathname.slice(folder.length));
+  if (!inFolder) {
+    return { problem: `its entry ${entry.href} is outside the release folder ${base.origin}${folder}` };
+  }
+  return { entryUrl: entry.href };
+}
+
+/**
+ * Fetches a release's `mf-manifest.json`, checks that its bytes are exactly those the registry hashed at
+ * publish (`manifestIntegrity`) and what it names ({@link manifestEntry}), and returns the one script the
+ * shell may run with the registry's hash of it. Nothing of the manifest is used before the check.
+ *
+ * @param reload - bypass the HTTP cache (Retry after the store was repaired).
+ * @throws {@link RemoteLoadError} `download` when the manifest cannot be fetched, `refused` otherwise.
+ */
+export async function verifyRelease(
+  remote: RemoteDescriptor,
+  { reload }: { readonly reload: boolean },
+): Promise<VerifiedRelease> {
+  const refuse = (reason: string) =>
+    new RemoteLoadError(remote, 'refused', `${remote.title} was not loaded: ${reason}.`);
+  if (!isIntegrity(remote.manifestIntegrity)) {
+    throw refuse('the registry recorded no valid hash of its manifest');
+  }
+  if (!isIntegrity(remote.integrity)) {
+    throw refuse('the registry recorded no valid hash of its remoteEntry.js');
+  }
+  const unreachable = (detail: string, cause?: unknown) =>
+    new RemoteLoadError(
+      remote,
+      'download',
+      `${remote.title} could not be downloaded from ${remote.entry}${detail}.`,
+      { cause },
+    );
+  let bytes: ArrayBuffer;
+  try {
+    const response = await fetch(remote.entry, {
+      mode: 'cors',
+      credentials: 'omit',
+      cache: reload ? 'reload' : 'no-cache',
+    });
+    if (!response.ok) throw unreachable(` (HTTP ${response.status})`);
+    bytes = await response.arrayBuffer();
+  } catch (error) {
+    throw error instanceof RemoteLoadError ? error : unreachable('', error);
+  }
+  if (!(await matchesIntegrity(bytes, remote.manifestIntegrity))) {
+    throw refuse(`its manifest (${remote.entry}) is not the one the registry recorded at publish`);
+  }
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw refuse(`its manifest (${remote.entry}) is not JSON`);
+  }
+  const checked = manifestEntry(manifest, remote.entry, remote.name);
+  if ('problem' in checked) throw refuse(`its manifest (${remote.entry}) is refused: ${checked.problem}`);
+  return { name: remote.name, entryUrl: checked.entryUrl, integrity: remote.integrity };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
