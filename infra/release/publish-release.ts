@@ -164,8 +164,10 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
   );
 
   const manifestUrl = `${options.target.storeUrl}/${atrium.remote}/${version}/mf-manifest.json`;
-  // The hash of the stored file the browser will load (not of the build folder), which the shell enforces.
+  // Hashes of the stored files the browser will load (not of the build folder), which the shell enforces:
+  // the manifest byte for byte, and the remoteEntry.js it names.
   const integrity = integrityOf(remoteEntryFile(target));
+  const manifestIntegrity = integrityOf(join(target, 'mf-manifest.json'));
   const registered = await registerVersion({
     apiUrl: options.target.apiUrl,
     token,
@@ -174,6 +176,7 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
       version,
       manifestUrl,
       integrity,
+      manifestIntegrity,
       title: atrium.title,
       path: atrium.route,
       navOrder: atrium.navOrder,

@@ -61,7 +61,10 @@ export async function getDeployerToken(credentials: DeployerCredentials): Promis
 export interface VersionRegistration {
   version: string;
   manifestUrl: string;
-  integrity?: string;
+  /** SRI sha384 of the stored remoteEntry.js the manifest names. */
+  integrity: string;
+  /** SRI sha384 of the stored mf-manifest.json, its exact bytes. */
+  manifestIntegrity: string;
   title: string;
   path: string;
   navOrder?: number;

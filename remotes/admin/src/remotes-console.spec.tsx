@@ -36,7 +36,8 @@ function registry(active: string): AdminRemotesDocument {
         versions: ['1.0.1', '1.0.0'].map((version) => ({
           version,
           manifestUrl: `http://localhost:4100/profile/${version}/mf-manifest.json`,
-          integrity: null,
+          integrity: `sha384-entry-${version}`,
+          manifestIntegrity: `sha384-manifest-${version}`,
           publishedBy: 'atrium-deployer',
           publishedAt: '2026-11-22T10:00:00.000Z',
           active: version === active,

@@ -57,7 +57,12 @@ export interface RemoteDetail {
 export interface VersionDocument {
   readonly version: string;
   readonly manifestUrl: string;
+  /**
+   * SRI hashes of the stored `remoteEntry.js` and `mf-manifest.json`. Both are required on publish; `null`
+   * only in versions registered before they were, which the shell is never given.
+   */
   readonly integrity: string | null;
+  readonly manifestIntegrity: string | null;
   /** Who published it (the deployer's client id or a person's username). */
   readonly publishedBy: string;
   /** ISO 8601 timestamp. */

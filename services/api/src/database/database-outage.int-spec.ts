@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { adminQuery, databaseUrlFor, fetchDeployerToken } from '../../test/integration-context.js';
+import { releaseHashes } from '../../test/release-hashes.js';
 import { migrateDatabase } from './migrate-database.js';
 
 const issuer = inject('oidcIssuerUrl');
@@ -41,6 +42,7 @@ describe('when PostgreSQL goes away', () => {
         body: {
           version: '1.0.0',
           manifestUrl: 'http://localhost:4100/outage/1.0.0/mf-manifest.json',
+          ...releaseHashes('outage', '1.0.0'),
           title: 'Outage',
           path: '/outage',
         },

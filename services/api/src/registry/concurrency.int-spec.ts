@@ -4,6 +4,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { adminQuery, countRows, fetchDeployerToken, signIn } from '../../test/integration-context.js';
+import { releaseHashes } from '../../test/release-hashes.js';
 
 const issuer = inject('oidcIssuerUrl');
 const databaseUrl = inject('databaseUrl');
@@ -76,6 +77,7 @@ describe('2,000 mixed requests at 32 concurrent connections on PostgreSQL', () =
         const response = await call('POST', `/api/remotes/${name}/versions`, tokens.deployer, {
           version,
           manifestUrl: `http://localhost:4100/${name}/${version}/mf-manifest.json`,
+          ...releaseHashes(name, version),
           title: `Load ${name}`,
           path: `/${name}`,
           activate,

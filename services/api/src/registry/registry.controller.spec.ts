@@ -1,11 +1,17 @@
+import { MikroORM } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
+import { releaseHashes } from '../../test/release-hashes.js';
+import { RemoteVersion } from './remote-version.entity.js';
+import { Remote } from './remote.entity.js';
 
 interface RemoteEntryBody {
   name: string;
   version: string;
   entry: string;
+  integrity: string;
+  manifestIntegrity: string;
 }
 
 describe('registry of remotes on SQLite', () => {
@@ -46,6 +52,7 @@ describe('registry of remotes on SQLite', () => {
   const body = (version: string, extra: Record<string, unknown> = {}) => ({
     version,
     manifestUrl: `http://localhost:4100/time-off/${version}/mf-manifest.json`,
+    ...releaseHashes('time-off', version),
     title: 'Time off',
     path: '/time-off',
     ...extra,
@@ -69,7 +76,7 @@ describe('registry of remotes on SQLite', () => {
       version: {
         version: '1.0.0',
         active: true,
-        integrity: null,
+        ...releaseHashes('time-off', '1.0.0'),
         publishedBy: 'service-account-atrium-deployer',
       },
     });
@@ -85,7 +92,7 @@ describe('registry of remotes on SQLite', () => {
       navOrder: 5,
       version: '1.0.0',
       entry: 'http://localhost:4100/time-off/1.0.0/mf-manifest.json',
-      integrity: null,
+      ...releaseHashes('time-off', '1.0.0'),
     });
   });
 
@@ -130,9 +137,7 @@ describe('registry of remotes on SQLite', () => {
   });
 
   it('publishes without activating, then activates, then rolls back, auditing each change', async () => {
-    expect(
-      (await publish('time-off', body('1.1.0', { integrity: `sha384-${'A'.repeat(64)}` }))).statusCode,
-    ).toBe(201);
+    expect((await publish('time-off', body('1.1.0'))).statusCode).toBe(201);
     const listed = await api.request({ url: '/api/remotes', token: user });
     expect(
       listed.json<{ remotes: RemoteEntryBody[] }>().remotes.find((r) => r.name === 'time-off')?.version,
@@ -151,7 +156,7 @@ describe('registry of remotes on SQLite', () => {
       afterActivation.json<{ remotes: RemoteEntryBody[] }>().remotes.find((r) => r.name === 'time-off'),
     ).toMatchObject({
       version: '1.1.0',
-      integrity: `sha384-${'A'.repeat(64)}`,
+      ...releaseHashes('time-off', '1.1.0'),
     });
 
     const rolledBack = await api.request({
@@ -267,6 +272,16 @@ describe('registry of remotes on SQLite', () => {
       'manifestUrl',
     ],
     ['an integrity that is not SRI', body('2.0.0', { integrity: 'md5-abc' }), 'integrity'],
+    [
+      'an integrity that is not sha384',
+      body('2.0.0', { integrity: `sha256-${'A'.repeat(43)}=` }),
+      'integrity',
+    ],
+    [
+      'a manifestIntegrity that is not SRI',
+      body('2.0.0', { manifestIntegrity: 'sha384-x' }),
+      'manifestIntegrity',
+    ],
     ['an empty title', body('2.0.0', { title: '' }), 'title'],
     ['a long title', body('2.0.0', { title: 'x'.repeat(81) }), 'title'],
     ['a title with a NUL', body('2.0.0', { title: 'Time\u0000off' }), 'title'],
@@ -286,6 +301,73 @@ describe('registry of remotes on SQLite', () => {
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ code: 'validation_failed' });
     expect(fieldsOf(response)).toContain(field);
+  });
+
+  it.each([
+    ['integrity', 'without', undefined],
+    ['integrity', 'with a null', null],
+    ['manifestIntegrity', 'without', undefined],
+    ['manifestIntegrity', 'with a null', null],
+  ])(
+    'refuses a publish %s %s hash with 400 saying how to compute it, and writes nothing',
+    async (field, _how, value) => {
+      const payload: Record<string, unknown> = body('3.0.0', { activate: true });
+      if (value === undefined) delete payload[field];
+      else payload[field] = value;
+      const response = await publish('time-off', payload);
+      expect(response.statusCode).toBe(400);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      const errors = response.json<{ errors: Array<{ field: string; message: string }> }>().errors;
+      expect(errors.map((error) => error.field)).toEqual([field]);
+      expect(errors[0]?.message).toMatch(/^is required: the SRI sha384 hash .*npm run release/);
+      const history = await api.request({ url: '/api/remotes/time-off/versions', token: admin });
+      expect(
+        history.json<{ versions: Array<{ version: string }> }>().versions.map((v) => v.version),
+      ).not.toContain('3.0.0');
+    },
+  );
+
+  it('never lists, and refuses to activate, a version registered before both hashes were required', async () => {
+    // Rows as the previous schema left them: the migration adds manifest_integrity as null.
+    const em = api.app.get(MikroORM).em.fork();
+    const now = new Date();
+    const legacy = em.create(Remote, {
+      name: 'legacy',
+      title: 'Legacy',
+      path: '/legacy',
+      navOrder: 1,
+      requiredRoles: [],
+      createdAt: now,
+      updatedAt: now,
+    });
+    em.create(RemoteVersion, {
+      remote: legacy,
+      version: '0.9.0',
+      manifestUrl: 'http://localhost:4100/legacy/0.9.0/mf-manifest.json',
+      integrity: releaseHashes('legacy', '0.9.0').integrity,
+      manifestIntegrity: null,
+      publishedBy: 'before-the-migration',
+      publishedAt: now,
+      active: true,
+    });
+    await em.flush();
+
+    const listed = await api.request({ url: '/api/remotes', token: admin });
+    expect(listed.json<{ remotes: RemoteEntryBody[] }>().remotes.map((r) => r.name)).not.toContain('legacy');
+    const activated = await api.request({
+      method: 'PUT',
+      url: '/api/remotes/legacy/active',
+      token: admin,
+      body: { version: '0.9.0' },
+    });
+    expect(activated.statusCode).toBe(409);
+    expect(activated.json()).toMatchObject({ code: 'version_unverifiable' });
+    const all = await api.request({ url: '/api/admin/remotes', token: admin });
+    expect(
+      all
+        .json<{ remotes: Array<{ name: string; versions: Array<{ manifestIntegrity: string | null }> }> }>()
+        .remotes.find((r) => r.name === 'legacy')?.versions,
+    ).toEqual([expect.objectContaining({ manifestIntegrity: null })]);
   });
 
   it('refuses a bad remote name in the path with 400 naming it', async () => {

@@ -68,6 +68,7 @@ export class RegistryController {
     'insufficient_scope',
     'remote_not_found',
     'version_not_found',
+    'version_unverifiable',
   )
   @ApiDocument(200, remoteDetailSchema, 'the remote with its new active version')
   activate(

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { isDataException } from '../common/errors/database-data-errors.js';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { adminQuery, fetchDeployerToken, signIn } from '../../test/integration-context.js';
+import { adminQuery, countRows, fetchDeployerToken, signIn } from '../../test/integration-context.js';
+import { releaseHashes } from '../../test/release-hashes.js';
 import { RegistryService } from './registry.service.js';
 
 const issuer = inject('oidcIssuerUrl');
@@ -43,8 +44,14 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
     );
   });
 
+  // Every publish carries the two hashes (made up per version); a test that omits one deletes it.
   const publish = (name: string, body: Record<string, unknown>, token = deployer) =>
-    api.request({ method: 'POST', url: `/api/remotes/${name}/versions`, token, body });
+    api.request({
+      method: 'POST',
+      url: `/api/remotes/${name}/versions`,
+      token,
+      body: { ...releaseHashes(name, String(body['version'])), ...body },
+    });
   const manifest = (name: string, version: string) =>
     `http://localhost:4100/${name}/${version}/mf-manifest.json`;
   const names = async (token: string) =>
@@ -160,6 +167,41 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
     expect(errors[0]?.message).toContain('not allowed');
   });
 
+  it.each([
+    ['without', undefined],
+    ['with a null', null],
+  ])(
+    'refuses a publish %s manifest hash with 400 naming the field, and writes nothing',
+    async (_how, value) => {
+      const body: Record<string, unknown> = {
+        version: '4.0.0',
+        manifestUrl: manifest(open, '4.0.0'),
+        ...releaseHashes(open, '4.0.0'),
+        title: 'Open',
+        path: `/${open}`,
+        activate: true,
+      };
+      for (const field of ['integrity', 'manifestIntegrity']) {
+        const response = await publish(open, { ...body, [field]: value });
+        expect(response.statusCode).toBe(400);
+        expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+        const errors = response.json<{ errors: Array<{ field: string; message: string }> }>().errors;
+        expect(errors.map((error) => error.field)).toEqual([field]);
+        expect(errors[0]?.message).toMatch(/is required: the SRI sha384 hash .* computes it/);
+      }
+      const versions = await api.request({ url: `/api/remotes/${open}/versions`, token: ada });
+      expect(
+        versions.json<{ versions: Array<{ version: string }> }>().versions.map((v) => v.version),
+      ).not.toContain('4.0.0');
+      expect(
+        await countRows(
+          databaseUrl,
+          `SELECT count(*)::int AS n FROM audit_event WHERE target = '${open}@4.0.0'`,
+        ),
+      ).toBe(0);
+    },
+  );
+
   it("recognises PostgreSQL refusing a value that got past validation as the client's, and writes nothing", async () => {
     // Validation refuses NUL, which PostgreSQL text cannot hold (SQLSTATE 22021). The service is called
     // directly, as a value a future rule missed would reach it; the filter answers what isDataException
@@ -178,6 +220,7 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
       registry.publish(deployerUser, open, {
         version: '3.0.0',
         manifestUrl: manifest(open, '3.0.0'),
+        ...releaseHashes(open, '3.0.0'),
         title: 'Open\u0000',
         path: `/${open}`,
       }),

@@ -5,8 +5,8 @@ import { z } from 'zod';
 export const REMOTE_NAME = /^[a-z][a-z0-9-]{1,39}$/;
 const KEBAB_PATH = /^(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)+$/;
 const ROLE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
-// Subresource Integrity (W3C SRI): hash algorithm, dash, base64 digest.
-const SRI = /^sha(?:256|384|512)-[A-Za-z0-9+/]{43,86}={0,2}$/;
+// Subresource Integrity (W3C SRI) with SHA-384, the hash the release CLI computes: 48 bytes, 64 base64 characters.
+const SRI_SHA384 = /^sha384-[A-Za-z0-9+/]{64}$/;
 // No NUL, line breaks or other control characters (Unicode category Cc).
 const NO_CONTROL_CHARACTERS = /^\P{Cc}*$/u;
 // Routes the shell and the platform own; a remote claiming them would shadow sign-in or the API.
@@ -20,6 +20,20 @@ export const versionSchema = z
   .string()
   .max(64, 'must be at most 64 characters')
   .refine((value) => semver.valid(value) === value, 'must be a semantic version such as 1.4.0');
+
+/**
+ * A required SRI sha384 hash of one stored file of the release. Missing or null is refused with a message
+ * that says how to compute it, because the shell cannot check a release without both hashes.
+ */
+function sriHashSchema(file: string, description: string) {
+  const howTo =
+    `is required: the SRI sha384 hash of the release's ${file} ` +
+    `("sha384-" + base64 of its SHA-384 digest; \`npm run release\` computes it from the stored files)`;
+  return z
+    .string({ error: (issue) => (issue.input === undefined || issue.input === null ? howTo : undefined) })
+    .regex(SRI_SHA384, 'must be a Subresource Integrity hash sha384-<64 base64 characters>')
+    .meta({ description });
+}
 
 /**
  * Body of `POST /api/remotes/{name}/versions`. The manifest origin allowlist is configuration, so the
@@ -50,10 +64,14 @@ export const publishVersionSchema = z
         }
       })
       .meta({ format: 'uri', description: "URL of this version's mf-manifest.json" }),
-    integrity: z
-      .string()
-      .regex(SRI, 'must be a Subresource Integrity hash such as sha384-<base64>')
-      .optional(),
+    integrity: sriHashSchema(
+      'remoteEntry.js the manifest names',
+      "SRI hash of the stored remoteEntry.js that this version's manifest names",
+    ),
+    manifestIntegrity: sriHashSchema(
+      'mf-manifest.json, byte for byte as stored',
+      "SRI hash of this version's stored mf-manifest.json, its exact bytes",
+    ),
     title: z
       .string()
       .trim()
@@ -121,6 +139,8 @@ export const versionDocSchema = z
     version: z.string(),
     manifestUrl: z.string(),
     integrity: z.string().nullable(),
+    // Null only for versions registered before both hashes were required; those are never served.
+    manifestIntegrity: z.string().nullable(),
     publishedBy: z.string(),
     publishedAt: z.iso.datetime(),
     active: z.boolean(),
@@ -137,7 +157,8 @@ export const remoteListSchema = z.object({
         navOrder: z.int(),
         version: z.string(),
         entry: z.string().describe("the active version's mf-manifest.json URL"),
-        integrity: z.string().nullable(),
+        integrity: z.string().describe('SRI hash of the remoteEntry.js the manifest names'),
+        manifestIntegrity: z.string().describe('SRI hash of the mf-manifest.json, its exact bytes'),
       })
       .meta({ id: 'RemoteEntry' }),
   ),

@@ -8,6 +8,7 @@ import {
   ValidationFailedError,
   VersionExistsError,
   VersionNotFoundError,
+  VersionUnverifiableError,
 } from '../common/errors/domain-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { type ActivateVersion, manifestOriginProblem, type PublishVersion } from './registry.schemas.js';
@@ -31,6 +32,8 @@ export interface VersionDoc {
   version: string;
   manifestUrl: string;
   integrity: string | null;
+  /** Null only for versions registered before both hashes were required. */
+  manifestIntegrity: string | null;
   publishedBy: string;
   publishedAt: string;
   active: boolean;
@@ -44,7 +47,10 @@ export interface RemoteEntry {
   navOrder: number;
   version: string;
   entry: string;
-  integrity: string | null;
+  /** SRI hash of the remoteEntry.js the manifest names. */
+  integrity: string;
+  /** SRI hash of the mf-manifest.json's exact bytes. */
+  manifestIntegrity: string;
 }
 
 const DEFAULT_NAV_ORDER = 100;
@@ -62,21 +68,36 @@ export class RegistryService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Active versions of the remotes whose required roles the caller all holds, in navigation order. */
+  /**
+   * Active versions of the remotes whose required roles the caller all holds, in navigation order. A
+   * version without both integrity hashes (registered before they were required) is left out: the shell
+   * could not check what it loads.
+   */
   async listForUser(user: AuthenticatedUser): Promise<RemoteEntry[]> {
-    const active = await this.em.find(RemoteVersion, { active: true }, { populate: ['remote'] });
+    const active = await this.em.find(
+      RemoteVersion,
+      { active: true, integrity: { $ne: null }, manifestIntegrity: { $ne: null } },
+      { populate: ['remote'] },
+    );
     return active
       .filter((version) => version.remote.requiredRoles.every((role) => user.roles.includes(role)))
       .sort((a, b) => a.remote.navOrder - b.remote.navOrder || compare(a.remote.name, b.remote.name))
-      .map((version) => ({
-        name: version.remote.name,
-        title: version.remote.title,
-        path: version.remote.path,
-        navOrder: version.remote.navOrder,
-        version: version.version,
-        entry: version.manifestUrl,
-        integrity: version.integrity ?? null,
-      }));
+      .flatMap(({ remote, version, manifestUrl, integrity, manifestIntegrity }) =>
+        integrity && manifestIntegrity
+          ? [
+              {
+                name: remote.name,
+                title: remote.title,
+                path: remote.path,
+                navOrder: remote.navOrder,
+                version,
+                entry: manifestUrl,
+                integrity,
+                manifestIntegrity,
+              },
+            ]
+          : [],
+      );
   }
 
   async publish(
@@ -136,7 +157,8 @@ export class RegistryService {
         remote,
         version: input.version,
         manifestUrl: input.manifestUrl,
-        integrity: input.integrity ?? null,
+        integrity: input.integrity,
+        manifestIntegrity: input.manifestIntegrity,
         publishedBy: user.actor,
         publishedAt: now,
         active: input.activate ?? false,
@@ -151,7 +173,8 @@ export class RegistryService {
             remote: name,
             version: input.version,
             manifestUrl: input.manifestUrl,
-            integrity: input.integrity ?? null,
+            integrity: input.integrity,
+            manifestIntegrity: input.manifestIntegrity,
             remoteCreated: created,
             title: input.title,
             path: input.path,
@@ -176,6 +199,9 @@ export class RegistryService {
       if (!remote) throw new RemoteNotFoundError(name);
       const target = await em.findOne(RemoteVersion, { remote: name, version: input.version });
       if (!target) throw new VersionNotFoundError(name, input.version);
+      if (!target.integrity || !target.manifestIntegrity) {
+        throw new VersionUnverifiableError(name, input.version);
+      }
       if (!target.active) {
         const previous = await em.findOne(RemoteVersion, { remote: name, active: true });
         if (previous) previous.active = false;
@@ -273,6 +299,7 @@ function toVersionDoc(version: RemoteVersion): VersionDoc {
     version: version.version,
     manifestUrl: version.manifestUrl,
     integrity: version.integrity ?? null,
+    manifestIntegrity: version.manifestIntegrity ?? null,
     publishedBy: version.publishedBy,
     publishedAt: version.publishedAt.toISOString(),
     active: version.active,

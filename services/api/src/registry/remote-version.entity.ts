@@ -12,7 +12,10 @@ export const RemoteVersion = defineEntity({
     remote: () => p.manyToOne(Remote).fieldName('remote_name').deleteRule('cascade'),
     version: p.string().length(64),
     manifestUrl: p.string().length(2048),
+    // SRI hashes of the stored remoteEntry.js and mf-manifest.json. Required on publish; null only in
+    // versions registered before they were, which are never served (see RegistryService.listForUser).
     integrity: p.string().length(200).nullable(),
+    manifestIntegrity: p.string().length(200).nullable(),
     // `AuthenticatedUser.actor`, bounded when the token is read.
     publishedBy: p.string().length(MAX_NAME_LENGTH),
     publishedAt: p.datetime(),

@@ -100,6 +100,20 @@ export class VersionExistsError extends DomainError {
   }
 }
 
+/**
+ * The version was registered before integrity hashes were required, so the shell could not check what it
+ * loads; it is never served and cannot be made active.
+ */
+export class VersionUnverifiableError extends DomainError {
+  readonly code = 'version_unverifiable';
+  constructor(name: string, version: string) {
+    super(
+      `Remote "${name}" version ${version} was registered without integrity hashes, so the shell cannot ` +
+        'check it: publish it again as a new version (the release CLI records both hashes).',
+    );
+  }
+}
+
 /** Another remote already owns this route path. */
 export class PathInUseError extends DomainError {
   readonly code = 'path_in_use';

@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   version_not_found: { status: 404, title: 'Version not found' },
   version_exists: { status: 409, title: 'Version already published' },
   path_in_use: { status: 409, title: 'Route path in use' },
+  version_unverifiable: { status: 409, title: 'Version has no integrity hashes' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   request_rejected: { status: 400, title: 'Request rejected' },
