@@ -25,6 +25,7 @@ const verifiedRelease: VerifiedRelease = {
   name: 'signed',
   entryUrl: `${STORE}/signed/1.0.0/remoteEntry.js`,
   integrity: signed.integrity,
+  assets: [],
 };
 const options = { retry: false, timeoutMs: 5_000 };
 
@@ -43,7 +44,8 @@ beforeEach(() => {
     scripts.push(node as HTMLScriptElement);
     return node;
   });
-  fetching = vi.spyOn(globalThis, 'fetch');
+  // Nothing here may reach the network; Retry's cache refresh gets an empty answer.
+  fetching = vi.spyOn(globalThis, 'fetch').mockImplementation(() => Promise.resolve(new Response('')));
   manifests.verifyRelease.mockResolvedValue(verifiedRelease);
   registerFeatureRemotes([signed]);
 });
@@ -131,5 +133,9 @@ describe('the federation runtime with the release pinning plugin', () => {
     const retrying = loadFeature(signed, { ...options, retry: true });
     const Feature = await runEntryScript();
     await expect(retrying).resolves.toEqual({ Feature });
+    expect(fetching).toHaveBeenCalledWith(
+      verifiedRelease.entryUrl,
+      expect.objectContaining({ cache: 'reload' }),
+    );
   });
 });

@@ -30,6 +30,7 @@ const release = (remote: RemoteDescriptor): VerifiedRelease => ({
   name: remote.name,
   entryUrl: remote.entry.replace('mf-manifest.json', 'remoteEntry.js'),
   integrity: remote.integrity,
+  assets: [remote.entry.replace('mf-manifest.json', 'feature.123.js')],
 });
 const signed = descriptor('signed');
 const signedEntry = `${STORE}/signed/1.0.0/remoteEntry.js`;
@@ -105,15 +106,25 @@ describe('loadFeature', () => {
   it('verifies a release once for every slot that shows it, and again on Retry, bypassing the cache', async () => {
     registerFeatureRemotes([signed]);
     runtime.loadRemote.mockResolvedValue({ Feature });
+    const fetching = vi
+      .spyOn(globalThis, 'fetch')
+      .mockImplementation(() => Promise.resolve(new Response('')));
 
     await loadFeature(signed, options);
     await loadFeature(signed, options);
     expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
     expect(runtime.registerRemotes).toHaveBeenCalledTimes(1);
+    expect(fetching).not.toHaveBeenCalled();
 
     await loadFeature(signed, { ...options, retry: true });
     expect(manifests.verifyRelease).toHaveBeenLastCalledWith(signed, { reload: true });
     expect(runtime.registerRemotes).toHaveBeenCalledTimes(2);
+    // A refused copy of the entry or a chunk in the HTTP cache is replaced before the scripts load again.
+    const reload = { mode: 'cors', credentials: 'same-origin', cache: 'reload' };
+    expect(fetching.mock.calls).toEqual([
+      [signedEntry, reload],
+      [`${STORE}/signed/1.0.0/feature.123.js`, reload],
+    ]);
   });
 
   it('verifies again when the registry lists another release of the remote', async () => {

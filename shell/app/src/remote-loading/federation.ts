@@ -119,7 +119,8 @@ function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
   if (!retry && current?.key === key) return current.done;
   verified.delete(remote.name);
   const pin = { key, done: Promise.resolve() };
-  pin.done = verifyRelease(remote, { reload: retry }).then((release) => {
+  pin.done = verifyRelease(remote, { reload: retry }).then(async (release) => {
+    if (retry) await refetchIntoCache([release.entryUrl, ...release.assets]);
     if (pinning.get(remote.name) !== pin) return; // superseded by a newer list or a Retry
     verified.set(remote.name, release);
     // force: the runtime forgets an earlier release of this remote and a cached failed download, so Retry
@@ -134,6 +135,23 @@ function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
     if (pinning.get(remote.name) === pin) pinning.delete(remote.name);
   });
   return pin.done;
+}
+
+/**
+ * Fetches files again into the HTTP cache. A browser keeps a file it refused (wrong hash) in its cache, and a
+ * release's files are cached as immutable for a year, so without this Retry would meet the refused copy again
+ * even after the store was repaired. The scripts still load only with their hashes.
+ */
+async function refetchIntoCache(urls: readonly string[]): Promise<void> {
+  await Promise.all(
+    urls.map(
+      (url) =>
+        // Same request mode and credentials as a crossorigin="anonymous" script, so the same cache entry.
+        fetch(url, { mode: 'cors', credentials: 'same-origin', cache: 'reload' })
+          .then((response) => response.arrayBuffer())
+          .catch(() => undefined), // the script load that follows reports what is wrong
+    ),
+  );
 }
 
 /**

@@ -25,7 +25,17 @@ function manifest(remoteEntry: Record<string, unknown> = {}, metaData: Record<st
     },
     shared: [],
     remotes: [],
-    exposes: [],
+    exposes: [
+      {
+        id: 'profile:Feature',
+        name: 'Feature',
+        assets: {
+          js: { sync: ['__federation_expose_Feature.9a8f8a55.js'], async: ['https://evil.test/x.js'] },
+          css: { sync: ['__federation_expose_Feature.e918a174.css'], async: ['../../admin/1.0.0/a.css'] },
+        },
+        path: './Feature',
+      },
+    ],
   };
 }
 
@@ -147,6 +157,11 @@ describe('verifyRelease', () => {
       name: 'profile',
       entryUrl: `${STORE}/profile/1.0.0/remoteEntry.js`,
       integrity: remote.integrity,
+      // Only the listed files inside the release folder.
+      assets: [
+        `${STORE}/profile/1.0.0/__federation_expose_Feature.9a8f8a55.js`,
+        `${STORE}/profile/1.0.0/__federation_expose_Feature.e918a174.css`,
+      ],
     });
   });
 

@@ -9,6 +9,11 @@ export interface VerifiedRelease {
   readonly entryUrl: string;
   /** The registry's SRI hash of that file. */
   readonly integrity: string;
+  /**
+   * The files the manifest lists for the remote's exposed modules (chunks, CSS), absolute and inside the
+   * release folder. Informational: they load only with the hashes the entry holds.
+   */
+  readonly assets: readonly string[];
 }
 
 // W3C Subresource Integrity: one hash, the algorithms browsers support, base64 digest.
@@ -36,9 +41,8 @@ export async function matchesIntegrity(bytes: ArrayBuffer, integrity: string): P
 // Entry types that are classic scripts defining a global container; `module`/`esm` would be import()ed,
 // `system` run through SystemJS, and neither can carry an integrity attribute the way the shell loads them.
 const CLASSIC_ENTRY_TYPES: ReadonlySet<unknown> = new Set(['global', 'var']);
-// A file below the release folder: plain segments, none starting with a dot, no escapes (a %2F or %2E%2E
-// that the URL parser keeps but a server might decode), no query.
-const RELEASE_FILE = /^(?:[\w~+-][\w.~+-]*\/)*[\w~+-][\w.~+-]*\.js$/;
+// A path below the release folder: plain segments, none starting with a dot, no `%` escapes.
+const RELEASE_FILE = /^(?:[\w~+-][\w.~+-]*\/)*[\w~+-][\w.~+-]*$/;
 
 /**
  * Checks what a verified manifest names and returns the URL of the one script the shell will run, or why
@@ -73,24 +77,14 @@ export function manifestEntry(
     return { problem: 'it names no entry file' };
   }
   const base = new URL(manifestUrl);
-  const folder = base.pathname.slice(0, base.pathname.lastIndexOf('/') + 1);
   const relative = path.replace(/^\.\//, '').replace(/\/+$/, '');
-  let entry: URL;
-  try {
-    entry = new URL(relative === '' ? name : `${relative}/${name}`, base);
-  } catch {
-    return { problem: `its entry ${JSON.stringify(`${path}/${name}`)} is not a URL` };
+  const entry = inReleaseFolder(relative === '' ? name : `${relative}/${name}`, base);
+  if (entry === undefined) {
+    return {
+      problem: `its entry ${JSON.stringify(relative === '' ? name : `${path}/${name}`)} is outside the release folder ${folderOf(base)}`,
+    };
   }
-  const inFolder =
-    entry.origin === base.origin &&
-    entry.pathname.startsWith(folder) &&
-    entry.search === '' &&
-    entry.hash === '' &&
-    RELEASE_FILE.test(entry.pathname.slice(folder.length));
-  if (!inFolder) {
-    return { problem: `its entry ${entry.href} is outside the release folder ${base.origin}${folder}` };
-  }
-  return { entryUrl: entry.href };
+  return { entryUrl: entry };
 }
 
 /**
@@ -143,7 +137,54 @@ export async function verifyRelease(
   }
   const checked = manifestEntry(manifest, remote.entry, remote.name);
   if ('problem' in checked) throw refuse(`its manifest (${remote.entry}) is refused: ${checked.problem}`);
-  return { name: remote.name, entryUrl: checked.entryUrl, integrity: remote.integrity };
+  return {
+    name: remote.name,
+    entryUrl: checked.entryUrl,
+    integrity: remote.integrity,
+    assets: listedAssets(manifest, new URL(remote.entry)),
+  };
+}
+
+/** The URL of the manifest's folder, e.g. `https://cdn.example/profile/1.0.0/`. */
+function folderOf(manifestUrl: URL): string {
+  return new URL('./', manifestUrl).href;
+}
+
+/**
+ * `reference` resolved against the manifest URL, if that is a `.js` or `.css` file in the manifest's folder
+ * on its origin: plain segments, none starting with a dot, no escapes (a %2F or %2E%2E that the URL parser
+ * keeps but a server might decode), no query or fragment.
+ */
+function inReleaseFolder(reference: string, manifestUrl: URL, extension = /\.js$/): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(reference, manifestUrl);
+  } catch {
+    return undefined;
+  }
+  const folder = folderOf(manifestUrl);
+  const inside =
+    url.href.startsWith(folder) &&
+    url.search === '' &&
+    url.hash === '' &&
+    RELEASE_FILE.test(url.href.slice(folder.length)) &&
+    extension.test(url.pathname);
+  return inside ? url.href : undefined;
+}
+
+/** The chunk and CSS files the manifest lists for its exposed modules that lie inside the release folder. */
+function listedAssets(manifest: unknown, manifestUrl: URL): string[] {
+  const list = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
+  const names = list(isRecord(manifest) ? manifest.exposes : undefined).flatMap((expose) => {
+    const assets = isRecord(expose) && isRecord(expose.assets) ? expose.assets : {};
+    return [assets.js, assets.css].flatMap((kind) =>
+      isRecord(kind) ? [...list(kind.sync), ...list(kind.async)] : [],
+    );
+  });
+  const urls = names.map((name) =>
+    typeof name === 'string' ? inReleaseFolder(name, manifestUrl, /\.(?:js|css)$/) : undefined,
+  );
+  return [...new Set(urls.filter((url) => url !== undefined))];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
