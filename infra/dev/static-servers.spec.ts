@@ -106,6 +106,25 @@ describe('releaseFilePath', () => {
   });
 });
 
+describe('the release store container', () => {
+  const config = readFileSync(resolve(import.meta.dirname, '../release-store/nginx.conf'), 'utf8');
+
+  it('sends the same headers as the local release store on every answer', () => {
+    const headers = [...config.matchAll(/^ {2}add_header (\S+) "([^"]*)" always;$/gm)];
+
+    expect(Object.fromEntries(headers.map(([, name, value]) => [name, value]))).toEqual(
+      RELEASE_STORE_HEADERS,
+    );
+    // A location with add_header of its own would drop the server's.
+    expect(config.match(/add_header/g)).toHaveLength(headers.length + 1); // + Cache-Control
+  });
+
+  it('serves no dotfile and nothing but GET and HEAD', () => {
+    expect(config).toMatch(/location ~ \/\\\. \{\s+return 404;\s+\}/);
+    expect(config).toMatch(/limit_except GET \{\s+deny all;\s+\}/);
+  });
+});
+
 describe('the local release store', () => {
   let base: string;
   let store: RunningServer;
