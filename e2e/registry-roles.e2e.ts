@@ -2,6 +2,7 @@ import { expect, test } from '@playwright/test';
 import { gzipSync } from 'node:zlib';
 import { BUDGETS } from '../infra/budgets/bundle-sizes.ts';
 import { openAs } from './support/keycloak.ts';
+import { publishFixture, writeFixtureRemote } from './support/releases.ts';
 
 const RELEASES = 'http://localhost:4100';
 
@@ -44,6 +45,45 @@ test('ada sees Profile and Admin and opens the registry console', async ({ page 
   await page.getByRole('link', { name: 'Audit log' }).click();
   await expect(page).toHaveURL('http://localhost:4000/admin/audit');
   await expect(page.getByText(/Page 1 of \d+/)).toBeVisible();
+});
+
+test('an admin hides a feature from everyone but admins in the console: alice no longer sees or downloads it', async ({
+  browser,
+  page,
+}) => {
+  const dir = writeFixtureRemote('notice', 'renders', 'Notice board');
+  // Created by the platform for everyone, published by its owning deployer.
+  await publishFixture('notice', dir, '/notice', []);
+
+  const alice = await browser.newPage();
+  await openAs(alice, '/notice', 'alice');
+  await expect(alice.getByRole('main').getByText('Notice board')).toBeVisible();
+
+  await openAs(page, '/admin', 'ada');
+  await page.getByRole('button', { name: 'Edit settings of Notice' }).click();
+  const form = page.getByRole('form', { name: 'Settings of Notice' });
+  await form.getByLabel('Required roles').fill('atrium-admin');
+  await form.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByText('Notice saved')).toBeVisible();
+  await expect(page.getByTestId('remote-notice')).toContainText('needs atrium-admin');
+
+  // At alice's next load the registry no longer lists it, so its files are never requested.
+  const requested: string[] = [];
+  alice.on('request', (request) => requested.push(request.url()));
+  await alice.goto('/');
+  await expect(
+    alice.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }),
+  ).toBeVisible();
+  await expect(
+    alice.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Notice' }),
+  ).toHaveCount(0);
+  await alice.goto('/notice');
+  await expect(alice.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+  expect(requested.filter((url) => url.startsWith(`${RELEASES}/notice/`))).toEqual([]);
+  await alice.close();
+
+  await page.getByRole('link', { name: 'Audit log' }).click();
+  await expect(page.getByTestId('audit-table')).toContainText('remote.updated');
 });
 
 test('the shell loads at most 130 KB of JavaScript before the first remote, which renders soon after', async ({

@@ -1,6 +1,68 @@
 import { expect, test } from '@playwright/test';
 import { openAs } from './support/keycloak.ts';
-import { runReleaseCli } from './support/releases.ts';
+import { runReleaseCli, writeFixturePackage, writeFixtureRemote } from './support/releases.ts';
+
+test('an admin creates a remote in the console, then its team ships it with the CLI', async ({ page }) => {
+  test.setTimeout(120_000);
+  const dir = writeFixtureRemote('leave', 'renders', 'Time off is here');
+  writeFixturePackage(dir, {
+    remote: 'leave',
+    title: 'Time off',
+    route: '/time-off',
+    navOrder: 20,
+    requiredRoles: [],
+    owner: 'atrium-deployer',
+  });
+  const ship = () => runReleaseCli('leave', ['--dir', dir, '--activate'], dir);
+
+  // A team cannot bring a remote into being by publishing it: that is an administrator's act.
+  const tooEarly = await ship();
+  expect(tooEarly.code).toBe(1);
+  expect(tooEarly.output).toContain('an administrator must create it first');
+
+  await openAs(page, '/admin', 'ada');
+  await page.getByRole('button', { name: 'New remote' }).click();
+  const form = page.getByRole('form', { name: 'New remote' });
+  await form.getByLabel('Name').fill('leave');
+  await form.getByLabel('Title').fill('Time off');
+  await form.getByLabel('Path').fill('/time off');
+  await form.getByLabel('Order').fill('20');
+  await expect(form.getByLabel('Owner')).toHaveValue('atrium-deployer');
+  await form.getByRole('button', { name: 'Create remote' }).click();
+  // The API's verdict on one field is shown beside it; the rest of the form is kept.
+  await expect(form.getByTestId('error-path')).toContainText('kebab-case');
+  await form.getByLabel('Path').fill('/time-off');
+  await form.getByRole('button', { name: 'Create remote' }).click();
+  await expect(page.getByText('Time off (leave) created')).toBeVisible();
+  const card = page.getByTestId('remote-leave');
+  await expect(card.getByTestId('owner')).toHaveText('atrium-deployer');
+  await expect(card.getByTestId('active-version')).toHaveText('none');
+
+  const shipped = await ship();
+  expect(shipped.output).toContain('registered leave 1.0.0');
+  expect(shipped.output).toContain('it is now live');
+  expect(shipped.code).toBe(0);
+
+  await page.goto('/time-off');
+  await expect(page.getByRole('main').getByText('Time off is here')).toBeVisible();
+  await expect(
+    page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Time off' }),
+  ).toBeVisible();
+});
+
+test("a feature team's deployer cannot replace the admin console, which keeps working", async ({ page }) => {
+  test.setTimeout(120_000);
+  // The CLI with the feature teams' credentials (the default), aimed at the platform's remote.
+  const attack = await runReleaseCli('admin', ['--version', '9.9.9', '--no-build', '--activate']);
+  expect(attack.code).toBe(1);
+  expect(attack.output).toContain('owned by the deployer client "atrium-platform"');
+
+  await openAs(page, '/admin', 'ada');
+  const card = page.getByTestId('remote-admin');
+  await expect(card.getByTestId('owner')).toHaveText('atrium-platform');
+  await expect(card.getByTestId('version-9.9.9')).toHaveCount(0);
+  await expect(page.getByTestId('remote-release')).not.toContainText('9.9.9');
+});
 
 test('a feature team ships profile 1.0.1 with the CLI, and an admin rolls back to 1.0.0 in the console', async ({
   page,

@@ -4,19 +4,26 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  createRemotes,
+  platformCredentialsFromEnv,
   publishRelease,
   releaseTargetFromEnv,
+  type RemoteMetadata,
   repoRoot,
   type PublishResult,
 } from '../../infra/release/publish-release.ts';
 
-/** The release CLI as a feature team runs it, from the remote's folder; resolves with its output. */
+/**
+ * The release CLI as a feature team runs it, from the remote's folder (a workspace under remotes/, or any
+ * folder with such a package.json); resolves with its output.
+ */
 export async function runReleaseCli(
   remote: string,
   args: string[],
+  cwd = join(repoRoot, 'remotes', remote),
 ): Promise<{ code: number; output: string }> {
-  const child = spawn('node', ['../../infra/release/release.ts', ...args], {
-    cwd: join(repoRoot, 'remotes', remote),
+  const child = spawn('node', [join(repoRoot, 'infra/release/release.ts'), ...args], {
+    cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -79,25 +86,48 @@ export function writeFixtureRemote(name: string, behaviour: FixtureBehaviour, te
   return dir;
 }
 
-/** Publishes and activates a fixture remote (admins only, so other journeys never see it). */
-export function publishFixture(name: string, dir: string, route: string): Promise<PublishResult> {
-  return publishRelease({
-    remote: {
-      dir,
-      version: '1.0.0',
-      atrium: {
-        remote: name,
-        title: name[0]!.toUpperCase() + name.slice(1),
-        route,
-        navOrder: 50,
-        requiredRoles: ['atrium-admin'],
-      },
-    },
-    target: releaseTargetFromEnv(),
-    sourceDir: dir,
-    activate: true,
-    log: () => undefined,
-  });
+/**
+ * Makes a fixture folder a remote's workspace for the release CLI: a package.json with its version and
+ * `atrium` field (the CLI publishes `--dir` with it, as a team does from `remotes/<name>`).
+ */
+export function writeFixturePackage(dir: string, atrium: RemoteMetadata, version = '1.0.0'): void {
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: `@atrium/remote-${atrium.remote}`, version, private: true, atrium }, null, 2),
+  );
+}
+
+/** The registry settings of a fixture remote: admins only unless a journey says otherwise. */
+export function fixtureMetadata(
+  name: string,
+  route: string,
+  requiredRoles = ['atrium-admin'],
+): RemoteMetadata {
+  return {
+    remote: name,
+    title: name[0]!.toUpperCase() + name.slice(1),
+    route,
+    navOrder: 50,
+    requiredRoles,
+    owner: 'atrium-deployer',
+  };
+}
+
+/**
+ * Has the platform's client create a fixture remote (an administrator's act), then publishes and activates
+ * it as its owner, atrium-deployer, the way a feature team's pipeline does. Admins only by default, so other
+ * journeys never see it.
+ */
+export async function publishFixture(
+  name: string,
+  dir: string,
+  route: string,
+  requiredRoles?: string[],
+): Promise<PublishResult> {
+  const remote = { dir, version: '1.0.0', atrium: fixtureMetadata(name, route, requiredRoles) };
+  const target = releaseTargetFromEnv();
+  await createRemotes([remote], target, platformCredentialsFromEnv(), () => undefined);
+  return publishRelease({ remote, target, sourceDir: dir, activate: true, log: () => undefined });
 }
 
 /** The release store folder the stack and the CLI share. */

@@ -184,6 +184,7 @@ describe('infra/k8s overlay local', () => {
       'keycloak-db',
       'keycloak-bootstrap-admin',
       'atrium-deployer',
+      'atrium-platform',
     ]);
     const secrets = objects
       .filter((object) => object.kind === 'Secret')

@@ -1,10 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureKeycloak } from '../keycloak/keycloak.ts';
-import { listRemotePackages, publishRelease, type ReleaseTarget } from '../release/publish-release.ts';
+import {
+  type ClientCredentials,
+  createRemotes,
+  listRemotePackages,
+  platformCredentialsFromEnv,
+  publishRelease,
+  type ReleaseTarget,
+  targetForOwner,
+} from '../release/publish-release.ts';
 import { ReleaseError } from '../release/release-error.ts';
 import { fingerprint, ReleaseConflictError } from '../release/release-store.ts';
-import { VersionExistsError } from '../release/registry-client.ts';
+import { getDeployerToken, VersionExistsError } from '../release/registry-client.ts';
 import { startApiProxy } from './api-proxy.ts';
 import { run, startProcess, waitForHttp, type ManagedProcess } from './processes.ts';
 import { serveReleaseStore, serveShell, type RunningServer } from './static-servers.ts';
@@ -134,7 +142,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       clientId: 'atrium-deployer',
       clientSecret: process.env.ATRIUM_DEPLOYER_SECRET ?? 'atrium-deployer-dev-secret',
     };
-    const remotes = await publishBundledRemotes(releaseTarget, log);
+    const remotes = await publishBundledRemotes(releaseTarget, platformCredentialsFromEnv(), log);
 
     const shell = await serveShell({
       dir: join(repoRoot, 'shell/app/dist'),
@@ -172,21 +180,33 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 }
 
 /**
- * Publishes every bundled remote's build through the release CLI's code path, activating it when the
- * registry does not know the version yet (first run). A version that is already registered is left as it
- * is, so a rollback made in the admin console survives a restart.
+ * Creates every bundled remote that the registry does not know yet, as the platform's client (an
+ * administrator's act, with the settings and owner in its package.json), then publishes its build through
+ * the release CLI's code path as its owner: the admin console as atrium-platform, the others as
+ * atrium-deployer. A version the registry does not know yet is activated (first run); one that is already
+ * registered is left as it is, so a rollback made in the admin console survives a restart.
  */
 async function publishBundledRemotes(
   target: ReleaseTarget,
+  platform: ClientCredentials,
   log: (line: string) => void,
 ): Promise<RemoteDescriptor[]> {
+  const packages = listRemotePackages(repoRoot);
+  try {
+    await createRemotes(packages, target, platform, (line) => log(`release: ${line}`));
+  } catch (error) {
+    if (!(error instanceof ReleaseError)) throw error;
+    // The rest of the platform still starts: the shell shows what the registry lists.
+    log(`release: remotes NOT created: ${error.message}`);
+  }
   const remotes: RemoteDescriptor[] = [];
-  for (const remote of listRemotePackages(repoRoot)) {
+  for (const remote of packages) {
     const { atrium } = remote;
+    const ownerTarget = targetForOwner(target, atrium.owner, platform);
     const publish = (version: string, build: boolean) =>
       publishRelease({
         remote,
-        target,
+        target: ownerTarget,
         version,
         build,
         activate: true,
@@ -196,17 +216,25 @@ async function publishBundledRemotes(
     try {
       await publish(version, false);
     } catch (error) {
-      if (error instanceof VersionExistsError) {
+      const unverifiable =
+        error instanceof VersionExistsError &&
+        !(await hasBothHashes(target, platform, atrium.remote, version));
+      if (error instanceof VersionExistsError && !unverifiable) {
         log(
           `release ${atrium.remote}: ${atrium.remote} ${version} is already registered; activation left as it is`,
         );
-      } else if (error instanceof ReleaseConflictError) {
+      } else if (error instanceof ReleaseConflictError || unverifiable) {
         // The local build differs from the release already stored under this version (the code changed since
-        // it was published). Releases are immutable, so the local build goes out as a development prerelease
-        // named after its contents, and becomes the active one: `npm start` always shows the code you have.
+        // it was published), or that version was registered before both integrity hashes were required and is
+        // never served. Releases are immutable, so the local build goes out as a development prerelease named
+        // after its contents, and becomes the active one: `npm start` always shows the code you have.
         version = `${remote.version}-dev.${fingerprint(join(remote.dir, 'dist')).slice(0, 8)}`;
         log(
-          `release ${atrium.remote}: the local build differs from the stored ${remote.version}; publishing it as ${version}`,
+          `release ${atrium.remote}: ${
+            unverifiable
+              ? `${remote.version} was registered without integrity hashes`
+              : `the local build differs from the stored ${remote.version}`
+          }; publishing it as ${version}`,
         );
         try {
           await publish(version, true);
@@ -236,4 +264,26 @@ async function publishBundledRemotes(
     });
   }
   return remotes;
+}
+
+/**
+ * Whether the registered `version` of a remote has both integrity hashes, read as the platform's client (an
+ * administrator). A `.data/` from before they were required holds versions without them.
+ */
+async function hasBothHashes(
+  target: ReleaseTarget,
+  platform: ClientCredentials,
+  remote: string,
+  version: string,
+): Promise<boolean> {
+  const token = await getDeployerToken({ issuer: target.issuer, ...platform });
+  const response = await fetch(`${target.apiUrl}/api/remotes/${encodeURIComponent(remote)}/versions`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (!response.ok) return true; // nothing to repair that we can see; leave the version as it is
+  const { versions } = (await response.json()) as {
+    versions: Array<{ version: string; integrity: string | null; manifestIntegrity: string | null }>;
+  };
+  const registered = versions.find((entry) => entry.version === version);
+  return !registered || (registered.integrity !== null && registered.manifestIntegrity !== null);
 }

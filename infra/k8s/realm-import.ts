@@ -15,7 +15,8 @@ const REALM_FILE_SHELL_ORIGIN = 'http://localhost:4000';
 
 /**
  * The KeycloakRealmImport for a shell served at `shellOrigin`: the realm file with its shell origin replaced,
- * and the deployer's client secret filled by the operator from the Secret `atrium-deployer` (never inlined).
+ * and the client secrets filled by the operator from the Secrets `atrium-deployer` and `atrium-platform`
+ * (never inlined).
  */
 export function renderRealmImport(
   shellOrigin: string,
@@ -32,6 +33,7 @@ export function renderRealmImport(
       keycloakCRName: 'keycloak',
       placeholders: {
         ATRIUM_DEPLOYER_SECRET: { secret: { name: 'atrium-deployer', key: 'client-secret' } },
+        ATRIUM_PLATFORM_SECRET: { secret: { name: 'atrium-platform', key: 'client-secret' } },
       },
       realm,
     },

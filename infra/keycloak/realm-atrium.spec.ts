@@ -138,6 +138,34 @@ describe('realm-atrium.json', () => {
     expect(api.serviceAccountsEnabled).toBe(false);
   });
 
+  it('takes the platform pipeline secret from ATRIUM_PLATFORM_SECRET, with a development default', () => {
+    expect(client('atrium-platform').secret).toBe('atrium-platform-dev-secret');
+    const configured = loadRealm({ ATRIUM_PLATFORM_SECRET: 'pl4tform' });
+    expect(configured.clients.find((c) => c.clientId === 'atrium-platform')?.secret).toBe('pl4tform');
+    expect(configured.clients.find((c) => c.clientId === 'atrium-deployer')?.secret).toBe(
+      'atrium-deployer-dev-secret',
+    );
+  });
+
+  it('lets atrium-platform use client credentials only, as remote-publisher and atrium-admin for the API', () => {
+    const platform = client('atrium-platform');
+    expect(platform.publicClient).toBe(false);
+    expect(platform.serviceAccountsEnabled).toBe(true);
+    expect(platform.standardFlowEnabled).toBe(false);
+    expect(platform.implicitFlowEnabled).toBe(false);
+    expect(platform.directAccessGrantsEnabled).toBe(false);
+    expect(platform.fullScopeAllowed).toBe(false);
+    expect(audiences(platform)).toEqual(['atrium-api']);
+    expect(platform.attributes['access.token.header.type.rfc9068']).toBe('true');
+    expect(clientIdClaim(platform)).toBe('atrium-platform');
+    expect(realm.scopeMappings.find((m) => m.client === 'atrium-platform')?.roles).toEqual([
+      'remote-publisher',
+      'atrium-admin',
+    ]);
+    const serviceAccount = realm.users.find((u) => u.serviceAccountClientId === 'atrium-platform');
+    expect(serviceAccount?.realmRoles).toEqual(['remote-publisher', 'atrium-admin']);
+  });
+
   it('lets atrium-deployer use client credentials only, as remote-publisher for the API', () => {
     const deployer = client('atrium-deployer');
     expect(deployer.publicClient).toBe(false);

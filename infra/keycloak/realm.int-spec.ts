@@ -92,4 +92,22 @@ describe('the atrium realm on a real Keycloak', () => {
       realm_access: { roles: ['remote-publisher'] },
     });
   });
+
+  it('issues the platform pipeline a client-credentials token carrying remote-publisher and atrium-admin', async () => {
+    const response = await postForm(tokenEndpoint, {
+      grant_type: 'client_credentials',
+      client_id: 'atrium-platform',
+      client_secret: process.env.ATRIUM_PLATFORM_SECRET ?? 'atrium-platform-dev-secret',
+    });
+    expect(response.status).toBe(200);
+    const { access_token: accessToken } = (await response.json()) as { access_token: string };
+    const { payload } = decodeJwt(accessToken);
+    expect([payload.aud].flat()).toContain('atrium-api');
+    // The API matches a remote's owner against azp.
+    expect(payload).toMatchObject({ azp: 'atrium-platform', client_id: 'atrium-platform' });
+    expect((payload.realm_access as { roles: string[] }).roles.sort()).toEqual([
+      'atrium-admin',
+      'remote-publisher',
+    ]);
+  });
 });

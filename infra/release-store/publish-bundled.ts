@@ -1,12 +1,22 @@
 // The container stack's release step for the bundled remotes (remotes/*), each already built into its dist/:
-//   node infra/release-store/publish-bundled.ts               upload + register + activate each (compose `publish`)
+//   node infra/release-store/publish-bundled.ts               create each remote the registry lacks (as the
+//                                                             platform client), then upload + register +
+//                                                             activate each as its owner (compose `publish`)
 //   node infra/release-store/publish-bundled.ts --store-only  only lay the releases out in the store folder
 //                                                             (the Kubernetes release store's init container)
 // Configuration is the release CLI's (ATRIUM_RELEASE_STORE_DIR, ATRIUM_RELEASE_STORE_URL, ATRIUM_API_URL,
-// ATRIUM_ISSUER_URL, ATRIUM_DEPLOYER_SECRET); see infra/release/release.ts.
+// ATRIUM_ISSUER_URL, ATRIUM_DEPLOYER_SECRET; see infra/release/release.ts) and ATRIUM_PLATFORM_SECRET, the
+// secret of atrium-platform, which creates the remotes and owns the admin console.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { listRemotePackages, publishRelease, releaseTargetFromEnv } from '../release/publish-release.ts';
+import {
+  createRemotes,
+  listRemotePackages,
+  platformCredentialsFromEnv,
+  publishRelease,
+  releaseTargetFromEnv,
+  targetForOwner,
+} from '../release/publish-release.ts';
 import { VersionExistsError } from '../release/registry-client.ts';
 import { ReleaseError } from '../release/release-error.ts';
 import { uploadRelease } from '../release/release-store.ts';
@@ -15,8 +25,20 @@ const { values } = parseArgs({ options: { 'store-only': { type: 'boolean', defau
 const target = releaseTargetFromEnv();
 const log = (line: string) => console.log(`[publish] ${line}`);
 
+const platform = platformCredentialsFromEnv();
+const remotes = listRemotePackages();
+
 let failed = false;
-for (const remote of listRemotePackages()) {
+if (!values['store-only']) {
+  try {
+    await createRemotes(remotes, target, platform, log);
+  } catch (error) {
+    if (!(error instanceof ReleaseError)) throw error;
+    console.error(`[publish] creating the remotes failed: ${error.message}`);
+    failed = true;
+  }
+}
+for (const remote of remotes) {
   const name = `${remote.atrium.remote} ${remote.version}`;
   try {
     if (values['store-only']) {
@@ -31,7 +53,7 @@ for (const remote of listRemotePackages()) {
     }
     await publishRelease({
       remote,
-      target,
+      target: targetForOwner(target, remote.atrium.owner, platform),
       build: false,
       activate: true,
       log: (line) => log(`${name}: ${line}`),

@@ -16,8 +16,13 @@ afterEach(() => {
 
 const sha384 = (bytes: Buffer) => `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
 
-/** Stands in for Keycloak and the API: answers discovery and the token, records what the CLI registers. */
-function fakeServers(): { registrations: Array<{ url: string; body: Record<string, unknown> }> } {
+/**
+ * Stands in for Keycloak and the API: answers discovery and the token, records what the CLI registers and
+ * answers it with `answer` (by default 201).
+ */
+function fakeServers(answer?: () => Response): {
+  registrations: Array<{ url: string; body: Record<string, unknown> }>;
+} {
   const registrations: Array<{ url: string; body: Record<string, unknown> }> = [];
   vi.stubGlobal('fetch', (url: string, init?: RequestInit): Promise<Response> => {
     if (url.endsWith('/.well-known/openid-configuration')) {
@@ -26,6 +31,7 @@ function fakeServers(): { registrations: Array<{ url: string; body: Record<strin
     if (url === 'http://issuer.test/token') return Promise.resolve(Response.json({ access_token: 'token' }));
     const body = JSON.parse(init?.body as string) as Record<string, unknown>;
     registrations.push({ url, body });
+    if (answer) return Promise.resolve(answer());
     return Promise.resolve(
       Response.json(
         {
@@ -39,39 +45,76 @@ function fakeServers(): { registrations: Array<{ url: string; body: Record<strin
   return { registrations };
 }
 
+/** A built remote in `work/dist`: a manifest naming js/entry.js, and that file. */
+function writeBuild(): string {
+  const dist = join(work, 'dist');
+  mkdirSync(join(dist, 'js'), { recursive: true });
+  // Odd spacing on purpose: the hash is of the exact bytes, not of the parsed JSON.
+  writeFileSync(
+    join(dist, 'mf-manifest.json'),
+    '{ "metaData":  { "publicPath": "auto", "remoteEntry": { "path": "js", "name": "entry.js" } } }\n',
+  );
+  writeFileSync(join(dist, 'js/entry.js'), 'var leave = {};');
+  writeFileSync(join(dist, 'remoteEntry.js'), 'not the entry');
+  return dist;
+}
+
+const target = (): ReleaseTarget => ({
+  storeDir: join(work, 'store'),
+  storeUrl: 'http://store.test',
+  apiUrl: 'http://api.test',
+  issuer: 'http://issuer.test/realms/atrium',
+  clientId: 'atrium-deployer',
+  clientSecret: 'secret',
+});
+
+const leave = () => ({
+  dir: work,
+  version: '1.2.0',
+  atrium: {
+    remote: 'leave',
+    title: 'Leave',
+    route: '/leave',
+    navOrder: 20,
+    requiredRoles: [],
+    owner: 'atrium-deployer',
+  },
+});
+
+const problem = (status: number, code: string, detail: string) =>
+  Response.json({ type: `urn:atrium:problem:${code}`, title: code, status, code, detail }, { status });
+
 describe('publishRelease', () => {
+  it.each([
+    [
+      'the remote does not exist',
+      () => problem(404, 'remote_not_found', 'No remote is registered as "leave".'),
+      /no remote "leave": an administrator must create it first/,
+    ],
+    [
+      'another client owns the remote',
+      () =>
+        problem(
+          403,
+          'not_remote_owner',
+          'Remote "leave" is owned by the deployer client "team-b-deployer": only its owner may publish its versions.',
+        ),
+      /owned by the deployer client "team-b-deployer".*Publish with the owner's credentials/,
+    ],
+  ])('says what to do when %s', async (_case, answer, message) => {
+    fakeServers(answer);
+    await expect(
+      publishRelease({ remote: leave(), target: target(), sourceDir: writeBuild(), log: () => undefined }),
+    ).rejects.toThrow(message);
+  });
+
   it('registers the SRI hashes of the stored manifest, byte for byte, and of the remoteEntry.js it names', async () => {
-    const dist = join(work, 'dist');
-    mkdirSync(join(dist, 'js'), { recursive: true });
-    // Odd spacing on purpose: the hash is of the exact bytes, not of the parsed JSON.
-    writeFileSync(
-      join(dist, 'mf-manifest.json'),
-      '{ "metaData":  { "publicPath": "auto", "remoteEntry": { "path": "js", "name": "entry.js" } } }\n',
-    );
-    writeFileSync(join(dist, 'js/entry.js'), 'var leave = {};');
-    writeFileSync(join(dist, 'remoteEntry.js'), 'not the entry');
-    const target: ReleaseTarget = {
-      storeDir: join(work, 'store'),
-      storeUrl: 'http://store.test',
-      apiUrl: 'http://api.test',
-      issuer: 'http://issuer.test/realms/atrium',
-      clientId: 'atrium-deployer',
-      clientSecret: 'secret',
-    };
     const { registrations } = fakeServers();
+    const to = target();
 
-    await publishRelease({
-      remote: {
-        dir: work,
-        version: '1.2.0',
-        atrium: { remote: 'leave', title: 'Leave', route: '/leave', navOrder: 20, requiredRoles: [] },
-      },
-      target,
-      sourceDir: dist,
-      log: () => undefined,
-    });
+    await publishRelease({ remote: leave(), target: to, sourceDir: writeBuild(), log: () => undefined });
 
-    const stored = join(target.storeDir, 'leave/1.2.0');
+    const stored = join(to.storeDir, 'leave/1.2.0');
     expect(registrations).toHaveLength(1);
     expect(registrations[0]?.url).toBe('http://api.test/api/remotes/leave/versions');
     expect(registrations[0]?.body).toMatchObject({
@@ -81,5 +124,9 @@ describe('publishRelease', () => {
       manifestIntegrity: sha384(readFileSync(join(stored, 'mf-manifest.json'))),
     });
     expect(registrations[0]?.body['manifestIntegrity']).toMatch(/^sha384-[A-Za-z0-9+/]{64}$/);
+    // Who sees a remote and where it appears are an administrator's settings, never sent with a version.
+    expect(Object.keys(registrations[0]?.body ?? {}).sort()).toEqual(
+      ['activate', 'integrity', 'manifestIntegrity', 'manifestUrl', 'version'].sort(),
+    );
   });
 });

@@ -3,7 +3,13 @@ import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { getDeployerToken, registerVersion, type RegisteredVersion } from './registry-client.ts';
+import {
+  createRemote,
+  type CreateOutcome,
+  getDeployerToken,
+  registerVersion,
+  type RegisteredVersion,
+} from './registry-client.ts';
 import { ReleaseError } from './release-error.ts';
 import {
   integrityOf,
@@ -23,6 +29,11 @@ export interface RemoteMetadata {
   route: string;
   navOrder: number;
   requiredRoles: string[];
+  /**
+   * Client id of the deployer that owns the remote: the only one that may publish and activate it
+   * (`atrium-deployer` for the feature teams, `atrium-platform` for the admin console).
+   */
+  owner: string;
 }
 
 export interface RemotePackage {
@@ -46,10 +57,11 @@ export function readRemotePackage(dir: string): RemotePackage {
     !atrium ||
     typeof atrium.remote !== 'string' ||
     typeof atrium.title !== 'string' ||
-    typeof atrium.route !== 'string'
+    typeof atrium.route !== 'string' ||
+    typeof atrium.owner !== 'string'
   ) {
     throw new ReleaseError(
-      `${file} needs an "atrium" field with remote, title and route (see remotes/profile).`,
+      `${file} needs an "atrium" field with remote, title, route and owner (see remotes/profile).`,
     );
   }
   return {
@@ -61,6 +73,7 @@ export function readRemotePackage(dir: string): RemotePackage {
       route: atrium.route,
       navOrder: atrium.navOrder ?? 100,
       requiredRoles: atrium.requiredRoles ?? [],
+      owner: atrium.owner,
     },
   };
 }
@@ -100,6 +113,69 @@ export function releaseTargetFromEnv(env: NodeJS.ProcessEnv = process.env): Rele
   };
 }
 
+/** A confidential client's credentials for the client-credentials grant. */
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * The platform pipeline's client (`atrium-platform`: remote-publisher and atrium-admin), which creates the
+ * bundled remotes and publishes the ones it owns; from ATRIUM_PLATFORM_SECRET, with the realm's development
+ * default.
+ */
+export function platformCredentialsFromEnv(env: NodeJS.ProcessEnv = process.env): ClientCredentials {
+  return {
+    clientId: env.ATRIUM_PLATFORM_CLIENT_ID ?? 'atrium-platform',
+    clientSecret: env.ATRIUM_PLATFORM_SECRET ?? 'atrium-platform-dev-secret',
+  };
+}
+
+/** `target` publishing as the platform's client when it owns the remote, else as the target's deployer. */
+export function targetForOwner(
+  target: ReleaseTarget,
+  owner: string,
+  platform: ClientCredentials,
+): ReleaseTarget {
+  return owner === platform.clientId ? { ...target, ...platform } : target;
+}
+
+/**
+ * Creates each remote in the registry from its package.json `atrium` field, as the platform's client (an
+ * administrator's act), and says which it created. Remotes that exist are left as they are: an
+ * administrator may have changed their settings since.
+ */
+export async function createRemotes(
+  remotes: readonly RemotePackage[],
+  target: ReleaseTarget,
+  platform: ClientCredentials,
+  log: (line: string) => void,
+): Promise<Map<string, CreateOutcome>> {
+  const token = await getDeployerToken({ issuer: target.issuer, ...platform });
+  const outcomes = new Map<string, CreateOutcome>();
+  for (const { atrium } of remotes) {
+    const outcome = await createRemote({
+      apiUrl: target.apiUrl,
+      token,
+      settings: {
+        name: atrium.remote,
+        title: atrium.title,
+        path: atrium.route,
+        navOrder: atrium.navOrder,
+        requiredRoles: atrium.requiredRoles,
+        owner: atrium.owner,
+      },
+    });
+    log(
+      outcome === 'created'
+        ? `created remote ${atrium.remote} (owner ${atrium.owner}) as ${platform.clientId}`
+        : `remote ${atrium.remote} exists; its settings are left as they are`,
+    );
+    outcomes.set(atrium.remote, outcome);
+  }
+  return outcomes;
+}
+
 export interface PublishOptions {
   /** The remote's package (metadata and default version). */
   remote: RemotePackage;
@@ -127,8 +203,9 @@ const VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
 
 /**
  * Builds a remote, uploads it to the release store as an immutable versioned release, and registers it with
- * the API as the atrium-deployer (client credentials). Each step is logged; each failure is a
- * {@link ReleaseError} that says what to do.
+ * the API as the target's deployer client (client credentials), which must own the remote. The remote's
+ * settings (title, route, roles, owner) are an administrator's, never sent with a version. Each step is
+ * logged; each failure is a {@link ReleaseError} that says what to do.
  */
 export async function publishRelease(options: PublishOptions): Promise<PublishResult> {
   const log = options.log ?? ((line: string) => console.log(line));
@@ -177,10 +254,6 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
       manifestUrl,
       integrity,
       manifestIntegrity,
-      title: atrium.title,
-      path: atrium.route,
-      navOrder: atrium.navOrder,
-      requiredRoles: atrium.requiredRoles,
       activate: options.activate ?? false,
     },
   });

@@ -50,8 +50,9 @@ export async function getDeployerToken(credentials: DeployerCredentials): Promis
   if (!response.ok || typeof body.access_token !== 'string') {
     const reason = body.error_description ?? body.error ?? `HTTP ${response.status}`;
     throw new ReleaseError(
-      `Keycloak refused the deployer's credentials (client ${credentials.clientId}: ${reason}). ` +
-        'Check ATRIUM_DEPLOYER_SECRET.',
+      `Keycloak refused the credentials of client ${credentials.clientId} (${reason}). Check its secret ` +
+        '(ATRIUM_DEPLOYER_SECRET for atrium-deployer, ATRIUM_PLATFORM_SECRET for atrium-platform); a realm ' +
+        'imported before the client existed lacks it (locally: stop Atrium and delete .data/keycloak).',
     );
   }
   return body.access_token;
@@ -65,10 +66,6 @@ export interface VersionRegistration {
   integrity: string;
   /** SRI sha384 of the stored mf-manifest.json, its exact bytes. */
   manifestIntegrity: string;
-  title: string;
-  path: string;
-  navOrder?: number;
-  requiredRoles?: string[];
   activate?: boolean;
 }
 
@@ -118,9 +115,16 @@ export async function registerVersion(options: {
   const problem = (await response.json().catch(() => ({}))) as Problem;
   const said = problem.detail ?? problem.title ?? `HTTP ${response.status}`;
   const { version, manifestUrl } = options.registration;
-  if (response.status === 409 && problem.code === 'path_in_use') {
+  if (problem.code === 'remote_not_found') {
+    throw new RemoteMissingError(
+      `The registry has no remote "${options.remote}": an administrator must create it first (the admin ` +
+        'console, or POST /api/remotes) with its title, route, roles and owner; then publish again.',
+    );
+  }
+  if (problem.code === 'not_remote_owner') {
     throw new ReleaseError(
-      `Another remote already uses the route ${options.registration.path}: choose another "route" in package.json (${said}).`,
+      `${said} Publish with the owner's credentials (ATRIUM_DEPLOYER_CLIENT_ID / ATRIUM_DEPLOYER_SECRET), ` +
+        'or ask an administrator to change the owner.',
     );
   }
   if (response.status === 409) {
@@ -156,6 +160,78 @@ export async function registerVersion(options: {
     );
   }
   throw new ReleaseError(`The API answered HTTP ${response.status} to ${url}: ${said}.`);
+}
+
+/** Body of `POST /api/remotes`: a remote's settings, which only an administrator sets. */
+export interface RemoteSettings {
+  name: string;
+  title: string;
+  path: string;
+  navOrder: number;
+  requiredRoles: string[];
+  /** Client id of the deployer that publishes and activates its versions. */
+  owner: string;
+}
+
+/** What {@link createRemote} found: the remote was created now, or it existed already (left as it is). */
+export type CreateOutcome = 'created' | 'exists';
+
+/**
+ * Creates a remote in the registry with the token of an administrator (the platform pipeline's client).
+ * A remote that exists is left as it is: an administrator may have changed its settings since.
+ *
+ * @throws ReleaseError when the route is taken by another remote, the token is refused or the API is down.
+ */
+export async function createRemote(options: {
+  apiUrl: string;
+  token: string;
+  settings: RemoteSettings;
+}): Promise<CreateOutcome> {
+  const apiUrl = options.apiUrl.replace(/\/+$/, '');
+  const response = await fetchOrExplain(
+    `${apiUrl}/api/remotes`,
+    {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${options.token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, application/problem+json',
+      },
+      body: JSON.stringify(options.settings),
+    },
+    () =>
+      `Could not reach the Atrium API at ${apiUrl}. Is it running? Set ATRIUM_API_URL if it lives elsewhere.`,
+  );
+  if (response.ok) return 'created';
+  const problem = (await response.json().catch(() => ({}))) as Problem;
+  if (problem.code === 'remote_exists') return 'exists';
+  const said = problem.detail ?? problem.title ?? `HTTP ${response.status}`;
+  if (problem.code === 'path_in_use') {
+    throw new ReleaseError(
+      `Another remote already uses the route ${options.settings.path}: choose another "route" in package.json (${said}).`,
+    );
+  }
+  if (response.status === 401 || response.status === 403) {
+    throw new ReleaseError(
+      `The API refused to create remote ${options.settings.name} (HTTP ${response.status}, ${problem.code ?? said}): ` +
+        'creating a remote needs the atrium-admin role (the atrium-platform client has it).',
+    );
+  }
+  if (response.status === 400) {
+    const fields = (problem.errors ?? []).map((error) => `${error.field} ${error.message}`);
+    throw new ReleaseError(
+      `The API refused remote ${options.settings.name}'s settings: ${fields.length > 0 ? fields.join('; ') : said}.`,
+    );
+  }
+  throw new ReleaseError(`The API answered HTTP ${response.status} to POST ${apiUrl}/api/remotes: ${said}.`);
+}
+
+/** The registry has no such remote: an administrator must create it before anything is published. */
+export class RemoteMissingError extends ReleaseError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RemoteMissingError';
+  }
 }
 
 /** The registry already has this version of the remote. */

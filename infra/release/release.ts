@@ -1,5 +1,6 @@
 // `npm run release --workspace remotes/<name> [-- --activate] [-- --version 1.2.3]`: builds the remote, uploads
-// it to the release store as an immutable release and registers it with the API.
+// it to the release store as an immutable release and registers it with the API as the deployer that owns it.
+// The remote must exist: creating it, and its title, route, roles and owner, are an administrator's.
 import { parseArgs } from 'node:util';
 import { publishRelease, readRemotePackage, releaseTargetFromEnv } from './publish-release.ts';
 import { ReleaseError } from './release-error.ts';
@@ -14,6 +15,7 @@ const usage = `Usage: npm run release --workspace remotes/<name> -- [options]
 Environment (defaults are the local \`npm start\` stack):
   ATRIUM_API_URL            http://localhost:3000
   ATRIUM_ISSUER_URL         http://localhost:8080/realms/atrium
+  ATRIUM_DEPLOYER_CLIENT_ID atrium-deployer (must be the remote's owner)
   ATRIUM_DEPLOYER_SECRET    the realm's development secret
   ATRIUM_RELEASE_STORE_DIR  .data/releases
   ATRIUM_RELEASE_STORE_URL  http://localhost:4100`;

@@ -30,6 +30,7 @@ function registry(active: string): AdminRemotesDocument {
         path: '/profile',
         navOrder: 10,
         requiredRoles: [],
+        owner: 'atrium-deployer',
         activeVersion: active,
         createdAt: '2026-11-22T10:00:00.000Z',
         updatedAt: '2026-11-22T10:05:00.000Z',
@@ -130,6 +131,179 @@ describe('RemotesConsole', () => {
     up = true;
     fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
     expect(await screen.findByTestId('remote-profile')).toBeTruthy();
+  });
+});
+
+describe('remote settings', () => {
+  const problem = (status: number, body: Record<string, unknown>) =>
+    HttpResponse.json(
+      { type: `urn:atrium:problem:${String(body['code'])}`, title: 'Refused', status, ...body },
+      { status, headers: { 'Content-Type': 'application/problem+json' } },
+    );
+  const field = (form: HTMLElement, label: string) => within(form).getByLabelText<HTMLInputElement>(label);
+  const type = (form: HTMLElement, label: string, value: string) =>
+    fireEvent.change(field(form, label), { target: { value } });
+
+  it('shows who owns each remote', async () => {
+    server.use(http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry('1.0.1'))));
+    renderWithShell(<RemotesConsole />);
+
+    const card = await screen.findByTestId('remote-profile');
+    expect(within(card).getByTestId('owner').textContent).toBe('atrium-deployer');
+  });
+
+  it('creates a remote with its settings and owner, then lists it', async () => {
+    const created: unknown[] = [];
+    let document = registry('1.0.1');
+    server.use(
+      http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(document)),
+      http.post(`${API}/api/remotes`, async ({ request }) => {
+        const body = (await request.json()) as Record<string, unknown>;
+        created.push(body);
+        const remote = {
+          ...body,
+          navOrder: 20,
+          activeVersion: null,
+          createdAt: '2026-11-23T10:00:00.000Z',
+          updatedAt: '2026-11-23T10:00:00.000Z',
+        };
+        const listed = { ...remote, versions: [] } as unknown as AdminRemotesDocument['remotes'][number];
+        document = { remotes: [...document.remotes, listed] };
+        return HttpResponse.json(remote, { status: 201 });
+      }),
+    );
+    renderWithShell(<RemotesConsole />);
+
+    fireEvent.click(await screen.findByRole('button', { name: 'New remote' }));
+    const form = screen.getByRole('form', { name: 'New remote' });
+    expect(field(form, 'Owner').value).toBe('atrium-deployer');
+    type(form, 'Name', 'leave');
+    type(form, 'Title', 'Time off');
+    type(form, 'Path', '/time-off');
+    type(form, 'Order', '20');
+    type(form, 'Required roles', 'atrium-user, hr');
+    fireEvent.click(within(form).getByRole('button', { name: 'Create remote' }));
+
+    expect(
+      await screen.findByText(/Time off \(leave\) created\. Its owner atrium-deployer can now publish/),
+    ).toBeTruthy();
+    expect(created).toEqual([
+      {
+        name: 'leave',
+        title: 'Time off',
+        path: '/time-off',
+        navOrder: 20,
+        requiredRoles: ['atrium-user', 'hr'],
+        owner: 'atrium-deployer',
+      },
+    ]);
+    expect(screen.queryByRole('form', { name: 'New remote' })).toBeNull();
+    const card = await screen.findByTestId('remote-leave');
+    expect(within(card).getByTestId('active-version').textContent).toBe('none');
+  });
+
+  it("shows the API's field errors beside each field and keeps what was typed", async () => {
+    server.use(
+      http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry('1.0.1'))),
+      http.post(`${API}/api/remotes`, () =>
+        problem(400, {
+          code: 'validation_failed',
+          errors: [
+            {
+              field: 'path',
+              message: 'must be a lowercase kebab-case path starting with /, such as /time-off',
+            },
+            { field: 'requiredRoles.1', message: 'must be a role name (letters, digits, _ . : -)' },
+          ],
+        }),
+      ),
+    );
+    renderWithShell(<RemotesConsole />);
+
+    fireEvent.click(await screen.findByRole('button', { name: 'New remote' }));
+    const form = screen.getByRole('form', { name: 'New remote' });
+    type(form, 'Name', 'leave');
+    type(form, 'Title', 'Time off');
+    type(form, 'Path', '/Time Off');
+    type(form, 'Required roles', 'ok, n/a');
+    fireEvent.click(within(form).getByRole('button', { name: 'Create remote' }));
+
+    expect((await within(form).findByTestId('error-path')).textContent).toMatch(/kebab-case path/);
+    expect(within(form).getByTestId('error-requiredRoles').textContent).toMatch(/must be a role name/);
+    expect(field(form, 'Path').getAttribute('aria-invalid')).toBe('true');
+    expect(field(form, 'Path').getAttribute('aria-describedby')).toContain(
+      within(form).getByTestId('error-path').id,
+    );
+    expect(field(form, 'Title').getAttribute('aria-invalid')).toBeNull();
+    expect(field(form, 'Path').value).toBe('/Time Off');
+  });
+
+  it('shows a taken name beside the name field', async () => {
+    server.use(
+      http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry('1.0.1'))),
+      http.post(`${API}/api/remotes`, () =>
+        problem(409, { code: 'remote_exists', detail: 'A remote named "profile" already exists.' }),
+      ),
+    );
+    renderWithShell(<RemotesConsole />);
+
+    fireEvent.click(await screen.findByRole('button', { name: 'New remote' }));
+    const form = screen.getByRole('form', { name: 'New remote' });
+    type(form, 'Name', 'profile');
+    type(form, 'Title', 'Profile again');
+    type(form, 'Path', '/again');
+    fireEvent.click(within(form).getByRole('button', { name: 'Create remote' }));
+
+    expect((await within(form).findByTestId('error-name')).textContent).toContain('already exists');
+  });
+
+  it('changes only the settings the administrator edited, such as the required roles and the owner', async () => {
+    const patches: unknown[] = [];
+    let document = registry('1.0.1');
+    server.use(
+      http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(document)),
+      http.patch(`${API}/api/remotes/profile`, async ({ request }) => {
+        const body = (await request.json()) as Record<string, unknown>;
+        patches.push(body);
+        const [profile] = document.remotes;
+        const updated = { ...profile!, ...body };
+        document = { remotes: [updated] };
+        return HttpResponse.json({ ...updated, versions: undefined });
+      }),
+    );
+    renderWithShell(<RemotesConsole />);
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Edit settings of Profile' }));
+    const form = screen.getByRole('form', { name: 'Settings of Profile' });
+    expect(field(form, 'Name').readOnly).toBe(true);
+    expect(field(form, 'Title').value).toBe('Profile');
+    expect(field(form, 'Order').value).toBe('10');
+    type(form, 'Required roles', 'atrium-admin');
+    type(form, 'Owner', 'team-b-deployer');
+    fireEvent.click(within(form).getByRole('button', { name: 'Save settings' }));
+
+    expect(await screen.findByText(/Profile saved/)).toBeTruthy();
+    expect(patches).toEqual([{ requiredRoles: ['atrium-admin'], owner: 'team-b-deployer' }]);
+    await vi.waitFor(() => expect(screen.getByTestId('owner').textContent).toBe('team-b-deployer'));
+  });
+
+  it('says so when the API refuses the change as a whole', async () => {
+    server.use(
+      http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry('1.0.1'))),
+      http.patch(`${API}/api/remotes/profile`, () =>
+        problem(403, { code: 'insufficient_scope', detail: 'The access token is valid but not sufficient.' }),
+      ),
+    );
+    renderWithShell(<RemotesConsole />);
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Edit settings of Profile' }));
+    const form = screen.getByRole('form', { name: 'Settings of Profile' });
+    type(form, 'Title', 'Me');
+    fireEvent.click(within(form).getByRole('button', { name: 'Save settings' }));
+
+    expect((await within(form).findByRole('alert')).textContent).toBe(
+      'Profile was not saved: The access token is valid but not sufficient. (HTTP 403).',
+    );
   });
 });
 

@@ -2,6 +2,7 @@ import { useApi, type AdminRemotesDocument, type RemoteDetail, type VersionDocum
 import { useCallback, useEffect, useState } from 'react';
 import { ConfirmDialog } from './confirm-dialog';
 import { describeError } from './describe-error';
+import { RemoteSettingsForm } from './remote-settings-form';
 
 type ListState =
   | { readonly status: 'loading' }
@@ -13,7 +14,11 @@ interface PendingActivation {
   readonly version: string;
 }
 
-/** Every registered remote with its versions; any version can be activated (rolled back to) after a confirmation. */
+/**
+ * Every registered remote with its owner and versions; any version can be activated (rolled back to) after a
+ * confirmation. Administrators create remotes here and change who may see them, where they appear and which
+ * deployer owns them.
+ */
 export function RemotesConsole() {
   const api = useApi();
   const [attempt, setAttempt] = useState(0);
@@ -21,6 +26,10 @@ export function RemotesConsole() {
   const [pending, setPending] = useState<PendingActivation | null>(null);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ readonly ok: boolean; readonly message: string } | null>(null);
+  // Which settings form is open: a new remote, or the name of the remote being edited.
+  const [editing, setEditing] = useState<
+    { readonly kind: 'new' } | { readonly kind: 'edit'; readonly name: string } | null
+  >(null);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -75,12 +84,33 @@ export function RemotesConsole() {
     );
   }
   const { remotes } = state.document;
+  const saved = (message: string) => {
+    setEditing(null);
+    setOutcome({ ok: true, message });
+    reload();
+  };
   return (
     <>
       <p role="status" className={outcome?.ok === false ? 'atrium-admin__error' : 'atrium-admin__success'}>
         {outcome?.message ?? ''}
       </p>
-      {remotes.length === 0 && <p>No remote is registered yet. Publish one with the release CLI.</p>}
+      {editing?.kind === 'new' ? (
+        <RemoteSettingsForm onSaved={saved} onCancel={() => setEditing(null)} />
+      ) : (
+        <button
+          type="button"
+          className="atrium-admin__button"
+          onClick={() => {
+            setOutcome(null);
+            setEditing({ kind: 'new' });
+          }}
+        >
+          New remote
+        </button>
+      )}
+      {remotes.length === 0 && (
+        <p>No remote is registered yet. Create one; then its owner publishes it with the release CLI.</p>
+      )}
       {remotes.map((remote) => (
         <section
           key={remote.name}
@@ -92,10 +122,25 @@ export function RemotesConsole() {
             {remote.title} <span className="atrium-admin__muted">({remote.name})</span>
           </h2>
           <p className="atrium-admin__muted">
-            Route <code>{remote.path}</code> · active version{' '}
+            Route <code>{remote.path}</code> · order {remote.navOrder} · active version{' '}
             <strong data-testid="active-version">{remote.activeVersion ?? 'none'}</strong>
-            {remote.requiredRoles.length > 0 && <> · needs {remote.requiredRoles.join(', ')}</>}
+            {remote.requiredRoles.length > 0 && <> · needs {remote.requiredRoles.join(', ')}</>} · owner{' '}
+            <code data-testid="owner">{remote.owner}</code>
           </p>
+          {editing?.kind === 'edit' && editing.name === remote.name ? (
+            <RemoteSettingsForm remote={remote} onSaved={saved} onCancel={() => setEditing(null)} />
+          ) : (
+            <button
+              type="button"
+              className="atrium-admin__button atrium-admin__button--secondary"
+              onClick={() => {
+                setOutcome(null);
+                setEditing({ kind: 'edit', name: remote.name });
+              }}
+            >
+              Edit settings of {remote.title}
+            </button>
+          )}
           <div className="atrium-admin__scroll">
             <table className="atrium-admin__table">
               <caption className="atrium-admin__visually-hidden">Versions of {remote.title}</caption>

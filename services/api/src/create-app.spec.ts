@@ -52,6 +52,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
         '/api/me',
         '/api/me/preferences',
         '/api/remotes',
+        '/api/remotes/{name}',
         '/api/remotes/{name}/active',
         '/api/remotes/{name}/versions',
       ].sort(),

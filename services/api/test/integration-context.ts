@@ -9,8 +9,12 @@ declare module 'vitest' {
   }
 }
 
-/** A client-credentials access token for the `atrium-deployer` machine identity from the real Keycloak. */
-export async function fetchDeployerToken(issuer: string): Promise<string> {
+/** A client-credentials access token for a confidential client of the real Keycloak realm. */
+export async function fetchClientToken(
+  issuer: string,
+  clientId: string,
+  clientSecret: string,
+): Promise<string> {
   const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as {
     token_endpoint: string;
   };
@@ -19,12 +23,30 @@ export async function fetchDeployerToken(issuer: string): Promise<string> {
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
       grant_type: 'client_credentials',
-      client_id: 'atrium-deployer',
-      client_secret: process.env['ATRIUM_DEPLOYER_SECRET'] ?? 'atrium-deployer-dev-secret',
+      client_id: clientId,
+      client_secret: clientSecret,
     }),
   });
   if (!response.ok) throw new Error(`token endpoint answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** A token of the feature teams' machine identity, `atrium-deployer` (role remote-publisher). */
+export function fetchDeployerToken(issuer: string): Promise<string> {
+  return fetchClientToken(
+    issuer,
+    'atrium-deployer',
+    process.env['ATRIUM_DEPLOYER_SECRET'] ?? 'atrium-deployer-dev-secret',
+  );
+}
+
+/** A token of the platform pipeline, `atrium-platform` (roles remote-publisher and atrium-admin). */
+export function fetchPlatformToken(issuer: string): Promise<string> {
+  return fetchClientToken(
+    issuer,
+    'atrium-platform',
+    process.env['ATRIUM_PLATFORM_SECRET'] ?? 'atrium-platform-dev-secret',
+  );
 }
 
 /** Runs statements on the PostgreSQL server as admin (create/drop databases). */

@@ -14,9 +14,11 @@ export type {
   AdminRemotesDocument,
   AuditEntry,
   AuditPage,
+  CreateRemoteRequest,
   RemoteDescriptor,
   RemoteDetail,
   RemotesDocument,
+  UpdateRemoteRequest,
   VersionDocument,
 } from './registry';
 export { applyTheme, THEME_ATTRIBUTE } from './theme';

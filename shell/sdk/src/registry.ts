@@ -44,12 +44,36 @@ export interface RemoteDetail {
   readonly navOrder: number;
   /** Roles a person needs to see the remote; empty means every signed-in person. */
   readonly requiredRoles: readonly string[];
+  /**
+   * Client id of the deployer that owns the remote (the token's `azp`): the only one that may publish its
+   * versions, and besides administrators the only one that may activate them.
+   */
+  readonly owner: string;
   /** The version the shell loads, or `null` when none is active. */
   readonly activeVersion: string | null;
   /** ISO 8601 timestamps. */
   readonly createdAt: string;
   readonly updatedAt: string;
 }
+
+/**
+ * Body of `POST /api/remotes` (role atrium-admin): a new remote, without a version yet. `navOrder` defaults
+ * to 100 and `requiredRoles` to none.
+ */
+export interface CreateRemoteRequest {
+  readonly name: string;
+  readonly title: string;
+  readonly path: string;
+  readonly navOrder?: number;
+  readonly requiredRoles?: readonly string[];
+  readonly owner: string;
+}
+
+/**
+ * Body of `PATCH /api/remotes/{name}` (role atrium-admin): the settings to change, at least one. A remote's
+ * name never changes.
+ */
+export type UpdateRemoteRequest = Partial<Omit<CreateRemoteRequest, 'name'>>;
 
 /**
  * One immutable release of a remote.
@@ -85,9 +109,12 @@ export interface AuditEntry {
   readonly id: string;
   /** Who did it. */
   readonly actor: string;
-  /** What was done, e.g. `remote.version.published` or `remote.version.activated`. */
+  /**
+   * What was done: `remote.created`, `remote.updated` (details: each changed setting's `from` and `to`),
+   * `remote.version.published` or `remote.version.activated`.
+   */
   readonly action: string;
-  /** What it was done to, e.g. `profile@1.0.1`. */
+  /** What it was done to, e.g. `profile` or `profile@1.0.1`. */
   readonly target: string;
   /** Action-specific facts (for an activation: the previous version). */
   readonly details: unknown;

@@ -23,6 +23,12 @@ export interface AuthenticatedUser {
    * (`azp`/`client_id`), else `sub`.
    */
   readonly actor: string;
+  /**
+   * The client the token was issued to (`azp`, the authorized party), e.g. `atrium-deployer` for its
+   * client-credentials token or `atrium-shell` for a person signed in through the shell; null if absent.
+   * The registry matches it against a remote's owner.
+   */
+  readonly clientId: string | null;
   /** The token's `exp` (seconds since the epoch): how long a verified token may be reused from the cache. */
   readonly expiresAt: number;
 }
@@ -84,6 +90,7 @@ export function toAuthenticatedUser(claims: AccessTokenClaims): AuthenticatedUse
     name: displayText(claims.name) ?? null,
     roles: Array.isArray(roles) ? roles.filter((role): role is string => typeof role === 'string') : [],
     actor: username ?? identifier(claims.azp) ?? identifier(claims.client_id) ?? claims.sub,
+    clientId: identifier(claims.azp) ?? null,
     expiresAt: typeof claims.exp === 'number' ? claims.exp : 0,
   };
 }

@@ -126,6 +126,7 @@ describe('VerifiedTokenCache', () => {
     name: null,
     roles: [],
     actor: 'u',
+    clientId: null,
     expiresAt,
   });
 

@@ -43,8 +43,6 @@ describe('when PostgreSQL goes away', () => {
           version: '1.0.0',
           manifestUrl: 'http://localhost:4100/outage/1.0.0/mf-manifest.json',
           ...releaseHashes('outage', '1.0.0'),
-          title: 'Outage',
-          path: '/outage',
         },
       },
     ]) {

@@ -3,7 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { adminQuery, countRows, fetchDeployerToken, signIn } from '../../test/integration-context.js';
+import {
+  adminQuery,
+  countRows,
+  fetchDeployerToken,
+  fetchPlatformToken,
+  signIn,
+} from '../../test/integration-context.js';
 import { releaseHashes } from '../../test/release-hashes.js';
 
 const issuer = inject('oidcIssuerUrl');
@@ -33,6 +39,17 @@ describe('2,000 mixed requests at 32 concurrent connections on PostgreSQL', () =
       signIn(issuer, 'ada', 'ada'),
     ]);
     tokens = { deployer, alice, ada };
+    // Remotes are created by the platform (an administrator's act) before their deployer publishes.
+    const platform = await fetchPlatformToken(issuer);
+    for (const name of remotes) {
+      const created = await api.request({
+        method: 'POST',
+        url: '/api/remotes',
+        token: platform,
+        body: { name, title: `Load ${name}`, path: `/${name}`, owner: 'atrium-deployer' },
+      });
+      expect(created.statusCode).toBe(201);
+    }
   });
 
   afterAll(async () => {
@@ -41,7 +58,7 @@ describe('2,000 mixed requests at 32 concurrent connections on PostgreSQL', () =
     const list = remotes.map((name) => `'${name}'`).join(', ');
     await adminQuery(
       databaseUrl,
-      `DELETE FROM audit_event WHERE target LIKE 'it-load%-${suffix}@%'`,
+      `DELETE FROM audit_event WHERE target LIKE 'it-load%-${suffix}@%' OR target IN (${list})`,
       `DELETE FROM remote WHERE name IN (${list})`,
     );
   });
@@ -70,7 +87,7 @@ describe('2,000 mixed requests at 32 concurrent connections on PostgreSQL', () =
     const operation = async (index: number) => {
       const kind = index % 20;
       if (kind < 3) {
-        // 15 %: publishes, spread over four remotes (the first publish of each creates it, concurrently).
+        // 15 %: publishes, spread over four remotes.
         const name = remotes[Math.floor(index / 20) % remotes.length] as string;
         const version = `1.${Math.floor(index / 100)}.${index}`;
         const activate = index % 3 === 0;
@@ -78,8 +95,6 @@ describe('2,000 mixed requests at 32 concurrent connections on PostgreSQL', () =
           version,
           manifestUrl: `http://localhost:4100/${name}/${version}/mf-manifest.json`,
           ...releaseHashes(name, version),
-          title: `Load ${name}`,
-          path: `/${name}`,
           activate,
         });
         if (response.status === 201) {

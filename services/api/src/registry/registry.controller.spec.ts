@@ -14,33 +14,66 @@ interface RemoteEntryBody {
   manifestIntegrity: string;
 }
 
+interface RemoteDetailBody {
+  name: string;
+  title: string;
+  path: string;
+  navOrder: number;
+  requiredRoles: string[];
+  owner: string;
+  activeVersion: string | null;
+}
+
+interface AuditBody {
+  items: Array<{ actor: string; action: string; target: string; details: Record<string, unknown> }>;
+  total: number;
+  pageSize: number;
+}
+
 describe('registry of remotes on SQLite', () => {
   let issuer: LocalIssuer;
   let api: TestApp;
+  /** The feature teams' deployer, owner of time-off. */
   let publisher: string;
+  /** Another team's deployer: a publisher, but owner of nothing here unless an admin says so. */
+  let otherPublisher: string;
+  /** The platform pipeline: publisher and administrator, owner of the remotes it creates for itself. */
+  let platform: string;
   let admin: string;
   let user: string;
+
+  const serviceAccount = (clientId: string, roles: string[]) =>
+    issuer.mint({
+      claims: {
+        sub: `sa-${clientId}`,
+        preferred_username: `service-account-${clientId}`,
+        azp: clientId,
+        realm_access: { roles },
+      },
+    });
 
   beforeAll(async () => {
     issuer = await startLocalIssuer();
     api = await createTestApp({ OIDC_ISSUER_URL: issuer.issuer });
     await api.waitForIssuer();
-    publisher = await issuer.mint({
-      claims: {
-        sub: 'deployer',
-        preferred_username: 'service-account-atrium-deployer',
-        realm_access: { roles: ['remote-publisher'] },
-      },
-    });
+    publisher = await serviceAccount('atrium-deployer', ['remote-publisher']);
+    otherPublisher = await serviceAccount('team-b-deployer', ['remote-publisher']);
+    platform = await serviceAccount('atrium-platform', ['remote-publisher', 'atrium-admin']);
     admin = await issuer.mint({
       claims: {
         sub: 'ada',
         preferred_username: 'ada',
+        azp: 'atrium-shell',
         realm_access: { roles: ['atrium-user', 'atrium-admin'] },
       },
     });
     user = await issuer.mint({
-      claims: { sub: 'alice', preferred_username: 'alice', realm_access: { roles: ['atrium-user'] } },
+      claims: {
+        sub: 'alice',
+        preferred_username: 'alice',
+        azp: 'atrium-shell',
+        realm_access: { roles: ['atrium-user'] },
+      },
     });
   });
 
@@ -53,16 +86,99 @@ describe('registry of remotes on SQLite', () => {
     version,
     manifestUrl: `http://localhost:4100/time-off/${version}/mf-manifest.json`,
     ...releaseHashes('time-off', version),
-    title: 'Time off',
-    path: '/time-off',
     ...extra,
   });
 
+  const createRemote = (payload: unknown, token = admin) =>
+    api.request({ method: 'POST', url: '/api/remotes', token, body: payload });
+  const updateRemote = (name: string, payload: unknown, token = admin) =>
+    api.request({ method: 'PATCH', url: `/api/remotes/${name}`, token, body: payload });
   const publish = (name: string, payload: unknown, token = publisher) =>
     api.request({ method: 'POST', url: `/api/remotes/${name}/versions`, token, body: payload });
+  const activate = (name: string, version: string, token = admin) =>
+    api.request({ method: 'PUT', url: `/api/remotes/${name}/active`, token, body: { version } });
+  const history = async (name: string) =>
+    (await api.request({ url: `/api/remotes/${name}/versions`, token: admin })).json<{
+      remote: RemoteDetailBody;
+      versions: Array<{ version: string; active: boolean }>;
+    }>();
+  const names = async (token: string) =>
+    (await api.request({ url: '/api/remotes', token }))
+      .json<{ remotes: RemoteEntryBody[] }>()
+      .remotes.map((r) => r.name);
+  const latestAudit = async (count: number) =>
+    (await api.request({ url: `/api/audit?page=1&pageSize=${count}`, token: admin })).json<AuditBody>();
+  const fieldsOf = (response: { json: <T>() => T }) =>
+    response.json<{ errors: Array<{ field: string }> }>().errors.map((error) => error.field);
 
-  it('creates the remote on first publish and answers 201 with the remote and the version', async () => {
-    const response = await publish('time-off', body('1.0.0', { activate: true, navOrder: 5 }));
+  it('lets an administrator create a remote with its settings and owner, audited as remote.created', async () => {
+    const response = await createRemote({
+      name: 'time-off',
+      title: 'Time off',
+      path: '/time-off',
+      navOrder: 5,
+      owner: 'atrium-deployer',
+    });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toMatchObject({
+      name: 'time-off',
+      title: 'Time off',
+      path: '/time-off',
+      navOrder: 5,
+      requiredRoles: [],
+      owner: 'atrium-deployer',
+      activeVersion: null,
+    });
+    const [event] = (await latestAudit(1)).items;
+    expect(event).toMatchObject({
+      actor: 'ada',
+      action: 'remote.created',
+      target: 'time-off',
+      details: {
+        remote: 'time-off',
+        title: 'Time off',
+        path: '/time-off',
+        navOrder: 5,
+        requiredRoles: [],
+        owner: 'atrium-deployer',
+      },
+    });
+  });
+
+  it('refuses creating a remote to a deployer and to a user with 403 insufficient_scope, creating nothing', async () => {
+    for (const token of [publisher, user]) {
+      const response = await createRemote(
+        { name: 'sneaky', title: 'Sneaky', path: '/sneaky', owner: 'atrium-deployer' },
+        token,
+      );
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toMatchObject({ code: 'insufficient_scope', requiredRoles: ['atrium-admin'] });
+    }
+    expect((await api.request({ url: '/api/remotes/sneaky/versions', token: admin })).statusCode).toBe(404);
+  });
+
+  it('answers 409 remote_exists for a name that exists, and path_in_use for a path another remote uses', async () => {
+    const again = await createRemote({ name: 'time-off', title: 'Again', path: '/again', owner: 'x' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ code: 'remote_exists' });
+    const samePath = await createRemote({ name: 'other', title: 'Other', path: '/time-off', owner: 'x' });
+    expect(samePath.statusCode).toBe(409);
+    expect(samePath.json()).toMatchObject({ code: 'path_in_use' });
+    expect((await history('time-off')).remote.title).toBe('Time off');
+  });
+
+  it('refuses a publish to a remote nobody created with 404 saying an administrator must create it first', async () => {
+    const response = await publish('leave', {
+      ...body('1.0.0'),
+      manifestUrl: 'http://localhost:4100/leave/1.0.0/mf-manifest.json',
+    });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ code: 'remote_not_found' });
+    expect(response.json<{ detail: string }>().detail).toMatch(/An administrator must create it first/);
+  });
+
+  it('lets the owning deployer publish and activate, answering 201 with the remote and the version', async () => {
+    const response = await publish('time-off', body('1.0.0', { activate: true }));
     expect(response.statusCode).toBe(201);
     expect(response.json()).toMatchObject({
       remote: {
@@ -71,6 +187,7 @@ describe('registry of remotes on SQLite', () => {
         path: '/time-off',
         navOrder: 5,
         requiredRoles: [],
+        owner: 'atrium-deployer',
         activeVersion: '1.0.0',
       },
       version: {
@@ -82,7 +199,7 @@ describe('registry of remotes on SQLite', () => {
     });
   });
 
-  it('lists the active version for a signed-in user, with the manifest URL as entry', async () => {
+  it('lists the active version for a signed-in user, with the manifest URL as entry and both hashes', async () => {
     const response = await api.request({ url: '/api/remotes', token: user });
     expect(response.statusCode).toBe(200);
     expect(response.json<{ remotes: RemoteEntryBody[] }>().remotes).toContainEqual({
@@ -110,142 +227,305 @@ describe('registry of remotes on SQLite', () => {
     }
   });
 
-  it('refuses admin routes to a user without atrium-admin, and any route without a token', async () => {
-    for (const [method, url] of [
-      ['PUT', '/api/remotes/time-off/active'],
-      ['GET', '/api/remotes/time-off/versions'],
-      ['GET', '/api/admin/remotes'],
-      ['GET', '/api/audit'],
+  it("refuses another team's deployer publishing or activating the remote with 403 not_remote_owner; the owner carries on", async () => {
+    const published = await publish('time-off', body('6.6.6', { activate: true }), otherPublisher);
+    expect(published.statusCode).toBe(403);
+    expect(published.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(published.json()).toMatchObject({
+      code: 'not_remote_owner',
+      owner: 'atrium-deployer',
+      remote: 'time-off',
+    });
+    expect(published.json<{ detail: string }>().detail).toMatch(
+      /owned by the deployer client "atrium-deployer": only its owner may publish its versions.*"team-b-deployer"/,
+    );
+    const activated = await activate('time-off', '1.0.0', otherPublisher);
+    expect(activated.statusCode).toBe(403);
+    expect(activated.json()).toMatchObject({ code: 'not_remote_owner' });
+    expect(activated.json<{ detail: string }>().detail).toMatch(/only its owner may activate its versions/);
+
+    const after = await history('time-off');
+    expect(after.versions.map((v) => v.version)).toEqual(['1.0.0']);
+    expect(after.remote.activeVersion).toBe('1.0.0');
+    // The legitimate owner is not disturbed by the refusals.
+    expect((await publish('time-off', body('1.0.1'))).statusCode).toBe(201);
+    expect((await activate('time-off', '1.0.1', publisher)).json()).toMatchObject({ activeVersion: '1.0.1' });
+    expect((await activate('time-off', '1.0.0', publisher)).json()).toMatchObject({ activeVersion: '1.0.0' });
+  });
+
+  it.each([
+    ['title', 'Everyone sees me'],
+    ['path', '/admin'],
+    ['navOrder', 0],
+    ['requiredRoles', []],
+    ['owner', 'team-b-deployer'],
+  ])(
+    'refuses %s on publish with 400 saying it is an administrator’s act, changing nothing',
+    async (field, value) => {
+      const before = (await history('time-off')).remote;
+      const response = await publish('time-off', body('7.0.0', { activate: true, [field]: value }));
+      expect(response.statusCode).toBe(400);
+      const errors = response.json<{ errors: Array<{ field: string; message: string }> }>().errors;
+      expect(errors).toEqual([
+        { field, message: expect.stringContaining('set by an administrator') as unknown },
+      ]);
+      const after = await history('time-off');
+      expect(after.remote).toEqual(before);
+      expect(after.versions.map((v) => v.version)).not.toContain('7.0.0');
+    },
+  );
+
+  it('refuses the admin routes to a user without atrium-admin, and any route without a token', async () => {
+    for (const [method, url, payload] of [
+      ['POST', '/api/remotes', { name: 'x1', title: 'X', path: '/x1', owner: 'atrium-deployer' }],
+      ['PATCH', '/api/remotes/time-off', { title: 'X' }],
+      ['PUT', '/api/remotes/time-off/active', { version: '1.0.0' }],
+      ['GET', '/api/remotes/time-off/versions', undefined],
+      ['GET', '/api/admin/remotes', undefined],
+      ['GET', '/api/audit', undefined],
     ] as const) {
       const refused = await api.request({
         method,
         url,
         token: user,
-        ...(method === 'PUT' ? { body: { version: '1.0.0' } } : {}),
+        ...(payload ? { body: payload } : {}),
       });
       expect(refused.statusCode, url).toBe(403);
+      expect(refused.json(), url).toMatchObject({ code: 'insufficient_scope' });
       expect((await api.request({ method, url })).statusCode, url).toBe(401);
     }
   });
 
-  it('answers 409 version_exists for a version that exists, changing nothing', async () => {
-    const response = await publish('time-off', body('1.0.0', { title: 'Changed' }));
-    expect(response.statusCode).toBe(409);
-    expect(response.json()).toMatchObject({ code: 'version_exists' });
-    const history = await api.request({ url: '/api/remotes/time-off/versions', token: admin });
-    expect(history.json()).toMatchObject({ remote: { title: 'Time off' } });
+  it("refuses a deployer changing a remote's settings (even its own) with 403, leaving it as it was", async () => {
+    const before = (await history('time-off')).remote;
+    for (const token of [publisher, otherPublisher]) {
+      const response = await updateRemote('time-off', { requiredRoles: ['nobody'], path: '/hijack' }, token);
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toMatchObject({ code: 'insufficient_scope', requiredRoles: ['atrium-admin'] });
+    }
+    expect((await history('time-off')).remote).toEqual(before);
+    expect(await names(user)).toContain('time-off');
   });
 
-  it('publishes without activating, then activates, then rolls back, auditing each change', async () => {
-    expect((await publish('time-off', body('1.1.0'))).statusCode).toBe(201);
-    const listed = await api.request({ url: '/api/remotes', token: user });
+  it('lets an administrator change who sees a remote, audited as remote.updated with each old and new value', async () => {
+    const response = await updateRemote('time-off', { title: 'Leave', requiredRoles: ['atrium-admin'] });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      name: 'time-off',
+      title: 'Leave',
+      path: '/time-off',
+      requiredRoles: ['atrium-admin'],
+      owner: 'atrium-deployer',
+      activeVersion: '1.0.0',
+    });
+    expect(await names(user)).not.toContain('time-off');
+    expect(await names(admin)).toContain('time-off');
+    const [event] = (await latestAudit(1)).items;
+    expect(event).toEqual(
+      expect.objectContaining({
+        actor: 'ada',
+        action: 'remote.updated',
+        target: 'time-off',
+        details: {
+          remote: 'time-off',
+          changes: {
+            title: { from: 'Time off', to: 'Leave' },
+            requiredRoles: { from: [], to: ['atrium-admin'] },
+          },
+        },
+      }),
+    );
+
+    // Sending the values it already has changes nothing and records nothing.
+    const total = (await latestAudit(1)).total;
+    expect((await updateRemote('time-off', { title: 'Leave' })).statusCode).toBe(200);
+    expect((await latestAudit(1)).total).toBe(total);
+
+    expect((await updateRemote('time-off', { title: 'Time off', requiredRoles: [] })).statusCode).toBe(200);
+    expect(await names(user)).toContain('time-off');
+  });
+
+  it('hands a remote to another owner: from then on only the new owner publishes', async () => {
+    expect((await updateRemote('time-off', { owner: 'team-b-deployer' })).json()).toMatchObject({
+      owner: 'team-b-deployer',
+    });
+    expect((await publish('time-off', body('1.2.0'))).json()).toMatchObject({ code: 'not_remote_owner' });
+    expect((await publish('time-off', body('1.2.0'), otherPublisher)).statusCode).toBe(201);
+    expect((await updateRemote('time-off', { owner: 'atrium-deployer' })).statusCode).toBe(200);
+    expect((await publish('time-off', body('1.3.0'), otherPublisher)).statusCode).toBe(403);
+  });
+
+  it('answers 409 path_in_use when a change would take the path of another remote', async () => {
     expect(
-      listed.json<{ remotes: RemoteEntryBody[] }>().remotes.find((r) => r.name === 'time-off')?.version,
+      (await createRemote({ name: 'other', title: 'Other', path: '/other', owner: 'atrium-deployer' }))
+        .statusCode,
+    ).toBe(201);
+    const response = await updateRemote('other', { path: '/time-off' });
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toMatchObject({ code: 'path_in_use' });
+    expect((await history('other')).remote.path).toBe('/other');
+  });
+
+  it('publishes without activating, then an administrator activates and rolls back, auditing each change', async () => {
+    expect((await publish('time-off', body('1.1.0'))).statusCode).toBe(201);
+    expect(
+      (await api.request({ url: '/api/remotes', token: user }))
+        .json<{ remotes: RemoteEntryBody[] }>()
+        .remotes.find((r) => r.name === 'time-off')?.version,
     ).toBe('1.0.0');
 
-    const activated = await api.request({
-      method: 'PUT',
-      url: '/api/remotes/time-off/active',
-      token: admin,
-      body: { version: '1.1.0' },
-    });
+    const activated = await activate('time-off', '1.1.0');
     expect(activated.statusCode).toBe(200);
     expect(activated.json()).toMatchObject({ name: 'time-off', activeVersion: '1.1.0' });
-    const afterActivation = await api.request({ url: '/api/remotes', token: user });
     expect(
-      afterActivation.json<{ remotes: RemoteEntryBody[] }>().remotes.find((r) => r.name === 'time-off'),
-    ).toMatchObject({
-      version: '1.1.0',
-      ...releaseHashes('time-off', '1.1.0'),
-    });
+      (await api.request({ url: '/api/remotes', token: user }))
+        .json<{ remotes: RemoteEntryBody[] }>()
+        .remotes.find((r) => r.name === 'time-off'),
+    ).toMatchObject({ version: '1.1.0', ...releaseHashes('time-off', '1.1.0') });
 
-    const rolledBack = await api.request({
-      method: 'PUT',
-      url: '/api/remotes/time-off/active',
-      token: admin,
-      body: { version: '1.0.0' },
-    });
-    expect(rolledBack.json()).toMatchObject({ activeVersion: '1.0.0' });
+    expect((await activate('time-off', '1.0.0')).json()).toMatchObject({ activeVersion: '1.0.0' });
+    const versions = (await history('time-off')).versions;
+    expect(versions.find((v) => v.active)?.version).toBe('1.0.0');
+    expect(versions.map((v) => v.version)).toEqual(['1.1.0', '1.2.0', '1.0.1', '1.0.0']);
 
-    const history = await api.request({ url: '/api/remotes/time-off/versions', token: admin });
-    expect(history.statusCode).toBe(200);
-    const versions = history.json<{ versions: Array<{ version: string; active: boolean }> }>().versions;
-    expect(versions.map((v) => [v.version, v.active])).toEqual([
-      ['1.1.0', false],
-      ['1.0.0', true],
-    ]);
-
-    const audit = await api.request({ url: '/api/audit?page=1&pageSize=3', token: admin });
-    expect(audit.statusCode).toBe(200);
-    const page = audit.json<{
-      items: Array<{ actor: string; action: string; target: string; details: Record<string, unknown> }>;
-      total: number;
-      pageSize: number;
-    }>();
+    const page = await latestAudit(3);
     expect(page.pageSize).toBe(3);
-    expect(page.total).toBeGreaterThanOrEqual(4);
     expect(page.items.map((item) => [item.actor, item.action, item.target])).toEqual([
       ['ada', 'remote.version.activated', 'time-off@1.0.0'],
       ['ada', 'remote.version.activated', 'time-off@1.1.0'],
       ['service-account-atrium-deployer', 'remote.version.published', 'time-off@1.1.0'],
     ]);
     expect(page.items[0]?.details).toMatchObject({ previousVersion: '1.1.0' });
+    expect(page.items[2]?.details).toEqual({
+      remote: 'time-off',
+      version: '1.1.0',
+      manifestUrl: 'http://localhost:4100/time-off/1.1.0/mf-manifest.json',
+      ...releaseHashes('time-off', '1.1.0'),
+    });
   });
 
   it('answers 404 for an unknown remote or version', async () => {
-    const unknownRemote = await api.request({
-      method: 'PUT',
-      url: '/api/remotes/nope/active',
-      token: admin,
-      body: { version: '1.0.0' },
-    });
+    const unknownRemote = await activate('nope', '1.0.0');
     expect(unknownRemote.statusCode).toBe(404);
     expect(unknownRemote.json()).toMatchObject({ code: 'remote_not_found' });
-    const unknownVersion = await api.request({
-      method: 'PUT',
-      url: '/api/remotes/time-off/active',
-      token: admin,
-      body: { version: '7.0.0' },
+    expect((await activate('time-off', '7.0.0')).json()).toMatchObject({
+      code: 'version_not_found',
+      status: 404,
     });
-    expect(unknownVersion.json()).toMatchObject({ code: 'version_not_found', status: 404 });
     expect((await api.request({ url: '/api/remotes/nope/versions', token: admin })).statusCode).toBe(404);
+    expect((await updateRemote('nope', { title: 'Nope' })).json()).toMatchObject({
+      code: 'remote_not_found',
+    });
   });
 
-  it('hides remotes whose required roles the caller lacks', async () => {
-    const response = await publish(
-      'admin-tools',
-      body('0.1.0', {
-        manifestUrl: 'http://localhost:4100/admin-tools/0.1.0/mf-manifest.json',
-        title: 'Admin',
-        path: '/admin',
+  it('lets the platform client create remotes and publish the ones it owns, and keeps feature deployers out of them', async () => {
+    const created = await createRemote(
+      {
+        name: 'console',
+        title: 'Console',
+        path: '/console',
         requiredRoles: ['atrium-admin'],
-        activate: true,
-      }),
+        owner: 'atrium-platform',
+      },
+      platform,
     );
-    expect(response.statusCode).toBe(201);
-    const names = async (token: string) =>
-      (await api.request({ url: '/api/remotes', token }))
-        .json<{ remotes: RemoteEntryBody[] }>()
-        .remotes.map((r) => r.name);
-    expect(await names(user)).not.toContain('admin-tools');
-    expect(await names(admin)).toContain('admin-tools');
+    expect(created.statusCode).toBe(201);
+    const consoleBody = (version: string) => ({
+      version,
+      manifestUrl: `http://localhost:4100/console/${version}/mf-manifest.json`,
+      ...releaseHashes('console', version),
+      activate: true,
+    });
+    expect((await publish('console', consoleBody('1.0.0'), platform)).statusCode).toBe(201);
+
+    // The feature teams' deployer can neither replace the code administrators run nor roll it back.
+    const replaced = await publish('console', consoleBody('6.6.6'), publisher);
+    expect(replaced.statusCode).toBe(403);
+    expect(replaced.json()).toMatchObject({ code: 'not_remote_owner', owner: 'atrium-platform' });
+    expect((await activate('console', '1.0.0', publisher)).json()).toMatchObject({
+      code: 'not_remote_owner',
+    });
+    // Owning one remote gives the platform no say over another team's.
+    expect((await publish('time-off', body('8.0.0'), platform)).json()).toMatchObject({
+      code: 'not_remote_owner',
+      owner: 'atrium-deployer',
+    });
+
+    expect(await names(user)).not.toContain('console');
+    expect(await names(admin)).toContain('console');
+    expect((await history('console')).versions.map((v) => v.version)).toEqual(['1.0.0']);
+    expect((await publish('console', consoleBody('1.0.1'), platform)).statusCode).toBe(201);
+  });
+
+  it.each([
+    ['integrity', 'without', undefined],
+    ['integrity', 'with a null', null],
+    ['manifestIntegrity', 'without', undefined],
+    ['manifestIntegrity', 'with a null', null],
+  ])(
+    'refuses a publish %s %s hash with 400 saying how to compute it, and writes nothing',
+    async (field, _how, value) => {
+      const payload: Record<string, unknown> = body('3.0.0', { activate: true });
+      if (value === undefined) delete payload[field];
+      else payload[field] = value;
+      const response = await publish('time-off', payload);
+      expect(response.statusCode).toBe(400);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      const errors = response.json<{ errors: Array<{ field: string; message: string }> }>().errors;
+      expect(errors.map((error) => error.field)).toEqual([field]);
+      expect(errors[0]?.message).toMatch(/^is required: the SRI sha384 hash .*npm run release/);
+      expect((await history('time-off')).versions.map((v) => v.version)).not.toContain('3.0.0');
+    },
+  );
+
+  it('never lists, and refuses to activate, a version registered before both hashes were required', async () => {
+    // Rows as the previous schema left them: the migration adds manifest_integrity as null.
+    const em = api.app.get(MikroORM).em.fork();
+    const now = new Date();
+    const legacy = em.create(Remote, {
+      name: 'legacy',
+      title: 'Legacy',
+      path: '/legacy',
+      navOrder: 1,
+      requiredRoles: [],
+      owner: 'atrium-deployer',
+      createdAt: now,
+      updatedAt: now,
+    });
+    em.create(RemoteVersion, {
+      remote: legacy,
+      version: '0.9.0',
+      manifestUrl: 'http://localhost:4100/legacy/0.9.0/mf-manifest.json',
+      integrity: releaseHashes('legacy', '0.9.0').integrity,
+      manifestIntegrity: null,
+      publishedBy: 'before-the-migration',
+      publishedAt: now,
+      active: true,
+    });
+    await em.flush();
+
+    expect(await names(admin)).not.toContain('legacy');
+    const activated = await activate('legacy', '0.9.0');
+    expect(activated.statusCode).toBe(409);
+    expect(activated.json()).toMatchObject({ code: 'version_unverifiable' });
     const all = await api.request({ url: '/api/admin/remotes', token: admin });
     expect(
-      all.json<{ remotes: Array<{ name: string; versions: unknown[] }> }>().remotes.map((r) => r.name),
-    ).toEqual(expect.arrayContaining(['admin-tools', 'time-off']));
+      all
+        .json<{ remotes: Array<{ name: string; versions: Array<{ manifestIntegrity: string | null }> }> }>()
+        .remotes.find((r) => r.name === 'legacy')?.versions,
+    ).toEqual([expect.objectContaining({ manifestIntegrity: null })]);
   });
 
-  it('answers 409 path_in_use when another remote owns the path', async () => {
-    const response = await publish(
-      'other',
-      body('1.0.0', { manifestUrl: 'http://localhost:4100/other/1.0.0/mf-manifest.json' }),
+  it('lists every remote with its owner and versions for the admin console', async () => {
+    const all = await api.request({ url: '/api/admin/remotes', token: admin });
+    const remotes = all.json<{ remotes: Array<RemoteDetailBody & { versions: unknown[] }> }>().remotes;
+    expect(remotes.map((r) => [r.name, r.owner])).toEqual(
+      expect.arrayContaining([
+        ['time-off', 'atrium-deployer'],
+        ['console', 'atrium-platform'],
+      ]),
     );
-    expect(response.statusCode).toBe(409);
-    expect(response.json()).toMatchObject({ code: 'path_in_use' });
   });
-
-  const fieldsOf = (response: { json: <T>() => T }) =>
-    response.json<{ errors: Array<{ field: string }> }>().errors.map((error) => error.field);
 
   it.each([
     ['version', body('1.0'), 'version'],
@@ -282,92 +562,56 @@ describe('registry of remotes on SQLite', () => {
       body('2.0.0', { manifestIntegrity: 'sha384-x' }),
       'manifestIntegrity',
     ],
-    ['an empty title', body('2.0.0', { title: '' }), 'title'],
-    ['a long title', body('2.0.0', { title: 'x'.repeat(81) }), 'title'],
-    ['a title with a NUL', body('2.0.0', { title: 'Time\u0000off' }), 'title'],
-    ['a title with a line break', body('2.0.0', { title: 'Time\noff' }), 'title'],
-    ['a path without /', body('2.0.0', { path: 'time-off' }), 'path'],
-    ['the root path', body('2.0.0', { path: '/' }), 'path'],
-    ['a reserved path', body('2.0.0', { path: '/api/x' }), 'path'],
-    ['the auth path', body('2.0.0', { path: '/auth' }), 'path'],
-    ['a navOrder out of range', body('2.0.0', { navOrder: 1001 }), 'navOrder'],
-    ['a fractional navOrder', body('2.0.0', { navOrder: 1.5 }), 'navOrder'],
-    ['a bad role', body('2.0.0', { requiredRoles: ['ok', 'not ok'] }), 'requiredRoles.1'],
     ['activate as a string', body('2.0.0', { activate: 'yes' }), 'activate'],
     ['an unknown field', body('2.0.0', { colour: 'red' }), 'colour'],
     ['a body that is not an object', [1, 2], '(body)'],
-  ])('refuses %s with 400 naming the field', async (_name, payload, field) => {
+  ])('refuses a publish with %s with 400 naming the field', async (_name, payload, field) => {
     const response = await publish('time-off', payload);
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ code: 'validation_failed' });
     expect(fieldsOf(response)).toContain(field);
   });
 
+  const remote = (extra: Record<string, unknown> = {}) => ({
+    name: 'fresh',
+    title: 'Fresh',
+    path: '/fresh',
+    owner: 'atrium-deployer',
+    ...extra,
+  });
+
   it.each([
-    ['integrity', 'without', undefined],
-    ['integrity', 'with a null', null],
-    ['manifestIntegrity', 'without', undefined],
-    ['manifestIntegrity', 'with a null', null],
-  ])(
-    'refuses a publish %s %s hash with 400 saying how to compute it, and writes nothing',
-    async (field, _how, value) => {
-      const payload: Record<string, unknown> = body('3.0.0', { activate: true });
-      if (value === undefined) delete payload[field];
-      else payload[field] = value;
-      const response = await publish('time-off', payload);
-      expect(response.statusCode).toBe(400);
-      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-      const errors = response.json<{ errors: Array<{ field: string; message: string }> }>().errors;
-      expect(errors.map((error) => error.field)).toEqual([field]);
-      expect(errors[0]?.message).toMatch(/^is required: the SRI sha384 hash .*npm run release/);
-      const history = await api.request({ url: '/api/remotes/time-off/versions', token: admin });
-      expect(
-        history.json<{ versions: Array<{ version: string }> }>().versions.map((v) => v.version),
-      ).not.toContain('3.0.0');
-    },
-  );
+    ['a bad name', remote({ name: 'Bad_Name' }), 'name'],
+    ['no owner', remote({ owner: undefined }), 'owner'],
+    ['an owner that is not a client id', remote({ owner: 'team b' }), 'owner'],
+    ['an empty title', remote({ title: '' }), 'title'],
+    ['a long title', remote({ title: 'x'.repeat(81) }), 'title'],
+    ['a title with a NUL', remote({ title: 'Time\u0000off' }), 'title'],
+    ['a title with a line break', remote({ title: 'Time\noff' }), 'title'],
+    ['a path without /', remote({ path: 'fresh' }), 'path'],
+    ['the root path', remote({ path: '/' }), 'path'],
+    ['a reserved path', remote({ path: '/api/x' }), 'path'],
+    ['the auth path', remote({ path: '/auth' }), 'path'],
+    ['a navOrder out of range', remote({ navOrder: 1001 }), 'navOrder'],
+    ['a fractional navOrder', remote({ navOrder: 1.5 }), 'navOrder'],
+    ['a bad role', remote({ requiredRoles: ['ok', 'not ok'] }), 'requiredRoles.1'],
+    ['an unknown field', remote({ colour: 'red' }), 'colour'],
+  ])('refuses creating a remote with %s with 400 naming the field', async (_name, payload, field) => {
+    const response = await createRemote(payload);
+    expect(response.statusCode).toBe(400);
+    expect(fieldsOf(response)).toContain(field);
+    expect((await api.request({ url: '/api/remotes/fresh/versions', token: admin })).statusCode).toBe(404);
+  });
 
-  it('never lists, and refuses to activate, a version registered before both hashes were required', async () => {
-    // Rows as the previous schema left them: the migration adds manifest_integrity as null.
-    const em = api.app.get(MikroORM).em.fork();
-    const now = new Date();
-    const legacy = em.create(Remote, {
-      name: 'legacy',
-      title: 'Legacy',
-      path: '/legacy',
-      navOrder: 1,
-      requiredRoles: [],
-      createdAt: now,
-      updatedAt: now,
-    });
-    em.create(RemoteVersion, {
-      remote: legacy,
-      version: '0.9.0',
-      manifestUrl: 'http://localhost:4100/legacy/0.9.0/mf-manifest.json',
-      integrity: releaseHashes('legacy', '0.9.0').integrity,
-      manifestIntegrity: null,
-      publishedBy: 'before-the-migration',
-      publishedAt: now,
-      active: true,
-    });
-    await em.flush();
-
-    const listed = await api.request({ url: '/api/remotes', token: admin });
-    expect(listed.json<{ remotes: RemoteEntryBody[] }>().remotes.map((r) => r.name)).not.toContain('legacy');
-    const activated = await api.request({
-      method: 'PUT',
-      url: '/api/remotes/legacy/active',
-      token: admin,
-      body: { version: '0.9.0' },
-    });
-    expect(activated.statusCode).toBe(409);
-    expect(activated.json()).toMatchObject({ code: 'version_unverifiable' });
-    const all = await api.request({ url: '/api/admin/remotes', token: admin });
-    expect(
-      all
-        .json<{ remotes: Array<{ name: string; versions: Array<{ manifestIntegrity: string | null }> }> }>()
-        .remotes.find((r) => r.name === 'legacy')?.versions,
-    ).toEqual([expect.objectContaining({ manifestIntegrity: null })]);
+  it.each([
+    ['nothing to change', {}, '(body)'],
+    ['a path without /', { path: 'x' }, 'path'],
+    ['an owner that is not a client id', { owner: '' }, 'owner'],
+    ['a name (which never changes)', { name: 'renamed' }, 'name'],
+  ])('refuses a change with %s with 400 naming the field', async (_name, payload, field) => {
+    const response = await updateRemote('time-off', payload);
+    expect(response.statusCode).toBe(400);
+    expect(fieldsOf(response)).toContain(field);
   });
 
   it('refuses a bad remote name in the path with 400 naming it', async () => {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Put, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, Param, Patch, Post, Put, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
@@ -8,21 +8,21 @@ import {
   type ActivateVersion,
   activateVersionSchema,
   adminRemoteListSchema,
+  type CreateRemote,
+  createRemoteSchema,
   type PublishVersion,
   publishResultSchema,
   publishVersionSchema,
   remoteDetailSchema,
   remoteListSchema,
   remoteNameParamSchema,
+  type UpdateRemote,
+  updateRemoteSchema,
   versionHistorySchema,
 } from './registry.schemas.js';
 import { type RemoteDetail, type RemoteEntry, RegistryService, type VersionDoc } from './registry.service.js';
 import { RequestContextInterceptor } from '../database/request-context.interceptor.js';
-
-/** Role that may publish versions (the deployment pipeline's service account). */
-export const PUBLISHER_ROLE = 'remote-publisher';
-/** Role that may activate versions and read the registry's history. */
-export const ADMIN_ROLE = 'atrium-admin';
+import { ADMIN_ROLE, PUBLISHER_ROLE } from './registry.roles.js';
 
 const nameParam = { schema: remoteNameParamSchema };
 
@@ -40,15 +40,59 @@ export class RegistryController {
     return { remotes: await this.registry.listForUser(user) };
   }
 
-  @Post('remotes/:name/versions')
-  @Roles(PUBLISHER_ROLE)
-  @ApiOperation({ summary: 'Publish a version (creates the remote on first publish)' })
+  @Post('remotes')
+  @Roles(ADMIN_ROLE)
+  @ApiOperation({
+    summary: 'Create a remote with its settings and owning deployer (administrators); it has no version yet',
+  })
   @ApiAuthenticated(
     'validation_failed',
     'invalid_token',
     'insufficient_scope',
-    'version_exists',
+    'remote_exists',
     'path_in_use',
+  )
+  @ApiDocument(201, remoteDetailSchema, 'the remote was created')
+  create(
+    @CurrentUser() user: AuthenticatedUser,
+    @Body({ schema: createRemoteSchema }) body: CreateRemote,
+  ): Promise<RemoteDetail> {
+    return this.registry.create(user, body);
+  }
+
+  @Patch('remotes/:name')
+  @Roles(ADMIN_ROLE)
+  @ApiOperation({
+    summary: "Change a remote's title, path, navigation order, required roles or owner (administrators)",
+  })
+  @ApiAuthenticated(
+    'validation_failed',
+    'invalid_token',
+    'insufficient_scope',
+    'remote_not_found',
+    'path_in_use',
+  )
+  @ApiDocument(200, remoteDetailSchema, 'the remote with its new settings')
+  update(
+    @CurrentUser() user: AuthenticatedUser,
+    @Param('name', nameParam) name: string,
+    @Body({ schema: updateRemoteSchema }) body: UpdateRemote,
+  ): Promise<RemoteDetail> {
+    return this.registry.update(user, name, body);
+  }
+
+  @Post('remotes/:name/versions')
+  @Roles(PUBLISHER_ROLE)
+  @ApiOperation({
+    summary: 'Publish a version of an existing remote (its owning deployer only)',
+  })
+  @ApiAuthenticated(
+    'validation_failed',
+    'invalid_token',
+    'insufficient_scope',
+    'not_remote_owner',
+    'remote_not_found',
+    'version_exists',
   )
   @ApiDocument(201, publishResultSchema, 'the version was registered')
   publish(
@@ -59,13 +103,17 @@ export class RegistryController {
     return this.registry.publish(user, name, body);
   }
 
+  // No @Roles: administrators or the remote's owning deployer, which only the service can tell.
   @Put('remotes/:name/active')
-  @Roles(ADMIN_ROLE)
-  @ApiOperation({ summary: 'Make a version active (rollback = activate an older one)' })
+  @ApiOperation({
+    summary:
+      'Make a version active, rollback = activate an older one (administrators, or the owning deployer)',
+  })
   @ApiAuthenticated(
     'validation_failed',
     'invalid_token',
     'insufficient_scope',
+    'not_remote_owner',
     'remote_not_found',
     'version_not_found',
     'version_unverifiable',

@@ -5,6 +5,8 @@ import { z } from 'zod';
 export const REMOTE_NAME = /^[a-z][a-z0-9-]{1,39}$/;
 const KEBAB_PATH = /^(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)+$/;
 const ROLE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+// Keycloak client ids as the realm uses them; bounded by the column that stores a remote's owner.
+const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,254}$/;
 // Subresource Integrity (W3C SRI) with SHA-384, the hash the release CLI computes: 48 bytes, 64 base64 characters.
 const SRI_SHA384 = /^sha384-[A-Za-z0-9+/]{64}$/;
 // No NUL, line breaks or other control characters (Unicode category Cc).
@@ -34,6 +36,79 @@ function sriHashSchema(file: string, description: string) {
     .regex(SRI_SHA384, 'must be a Subresource Integrity hash sha384-<64 base64 characters>')
     .meta({ description });
 }
+
+const titleSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(80, 'must be at most 80 characters')
+  // Shown as a navigation label.
+  .regex(NO_CONTROL_CHARACTERS, 'must not contain control characters');
+
+const pathSchema = z
+  .string()
+  .max(100, 'must be at most 100 characters')
+  .regex(KEBAB_PATH, 'must be a lowercase kebab-case path starting with /, such as /time-off')
+  .refine(
+    (value) => !RESERVED_PATHS.some((reserved) => value === reserved || value.startsWith(`${reserved}/`)),
+    `must not be ${RESERVED_PATHS.join(' or ')} or below`,
+  );
+
+const navOrderSchema = z
+  .int('must be an integer')
+  .min(0, 'must be 0 or more')
+  .max(1000, 'must be 1000 or less');
+
+const requiredRolesSchema = z
+  .array(z.string().regex(ROLE_NAME, 'must be a role name (letters, digits, _ . : -)'))
+  .max(20, 'must list at most 20 roles')
+  .transform((roles) => [...new Set(roles)]);
+
+const ownerSchema = z
+  .string()
+  .regex(CLIENT_ID, 'must be a Keycloak client id (letters, digits, _ . : -), such as atrium-deployer')
+  .meta({ description: 'client id (`azp`) of the deployer that may publish and activate its versions' });
+
+/** Body of `POST /api/remotes` (atrium-admin): a new remote with its settings and owner. */
+export const createRemoteSchema = z
+  .strictObject({
+    name: remoteNameSchema,
+    title: titleSchema,
+    path: pathSchema,
+    navOrder: navOrderSchema.optional(),
+    requiredRoles: requiredRolesSchema.optional(),
+    owner: ownerSchema,
+  })
+  .meta({ id: 'CreateRemote' });
+
+export type CreateRemote = z.output<typeof createRemoteSchema>;
+
+/** Body of `PATCH /api/remotes/{name}` (atrium-admin): the settings to change, at least one. */
+export const updateRemoteSchema = z
+  .strictObject({
+    title: titleSchema.optional(),
+    path: pathSchema.optional(),
+    navOrder: navOrderSchema.optional(),
+    requiredRoles: requiredRolesSchema.optional(),
+    owner: ownerSchema.optional(),
+  })
+  .refine(
+    (body) => Object.keys(body).length > 0,
+    'must change at least one of title, path, navOrder, requiredRoles, owner',
+  )
+  .meta({ id: 'UpdateRemote' });
+
+export type UpdateRemote = z.output<typeof updateRemoteSchema>;
+
+// A publish that tries to set a remote's settings is refused by name rather than as an unknown field.
+const setByAdmin = z
+  .never({
+    error:
+      "is not accepted on publish: a remote's title, path, navOrder, requiredRoles and owner are set by an " +
+      'administrator (role atrium-admin) with POST /api/remotes or PATCH /api/remotes/{name}',
+  })
+  .optional()
+  .meta({ description: 'refused: set by an administrator (PATCH /api/remotes/{name})' });
 
 /**
  * Body of `POST /api/remotes/{name}/versions`. The manifest origin allowlist is configuration, so the
@@ -72,31 +147,12 @@ export const publishVersionSchema = z
       'mf-manifest.json, byte for byte as stored',
       "SRI hash of this version's stored mf-manifest.json, its exact bytes",
     ),
-    title: z
-      .string()
-      .trim()
-      .min(1, 'must not be empty')
-      .max(80, 'must be at most 80 characters')
-      // Shown as a navigation label.
-      .regex(NO_CONTROL_CHARACTERS, 'must not contain control characters'),
-    path: z
-      .string()
-      .max(100, 'must be at most 100 characters')
-      .regex(KEBAB_PATH, 'must be a lowercase kebab-case path starting with /, such as /time-off')
-      .refine(
-        (value) => !RESERVED_PATHS.some((reserved) => value === reserved || value.startsWith(`${reserved}/`)),
-        `must not be ${RESERVED_PATHS.join(' or ')} or below`,
-      ),
-    navOrder: z
-      .int('must be an integer')
-      .min(0, 'must be 0 or more')
-      .max(1000, 'must be 1000 or less')
-      .optional(),
-    requiredRoles: z
-      .array(z.string().regex(ROLE_NAME, 'must be a role name (letters, digits, _ . : -)'))
-      .max(20, 'must list at most 20 roles')
-      .transform((roles) => [...new Set(roles)])
-      .optional(),
+    // Who may see a remote and where it appears are an administrator's decisions, not a deployer's.
+    title: setByAdmin,
+    path: setByAdmin,
+    navOrder: setByAdmin,
+    requiredRoles: setByAdmin,
+    owner: setByAdmin,
     activate: z.boolean('must be true or false').optional(),
   })
   .meta({ id: 'PublishVersion' });
@@ -127,6 +183,7 @@ const remoteDetailShape = {
   path: z.string(),
   navOrder: z.int(),
   requiredRoles: z.array(z.string()),
+  owner: z.string().describe('client id of the deployer that publishes and activates its versions'),
   activeVersion: z.string().nullable(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),

@@ -3,7 +3,10 @@ import { EntityManager, LockMode, UniqueConstraintViolationException } from '@mi
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { AuditService } from '../audit/audit.service.js';
 import {
+  InsufficientScopeError,
+  NotRemoteOwnerError,
   PathInUseError,
+  RemoteExistsError,
   RemoteNotFoundError,
   ValidationFailedError,
   VersionExistsError,
@@ -11,7 +14,14 @@ import {
   VersionUnverifiableError,
 } from '../common/errors/domain-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { type ActivateVersion, manifestOriginProblem, type PublishVersion } from './registry.schemas.js';
+import {
+  type ActivateVersion,
+  type CreateRemote,
+  manifestOriginProblem,
+  type PublishVersion,
+  type UpdateRemote,
+} from './registry.schemas.js';
+import { ADMIN_ROLE, PUBLISHER_ROLE } from './registry.roles.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
 
@@ -22,6 +32,8 @@ export interface RemoteDetail {
   path: string;
   navOrder: number;
   requiredRoles: string[];
+  /** Client id of the deployer that publishes and activates its versions. */
+  owner: string;
   activeVersion: string | null;
   createdAt: string;
   updatedAt: string;
@@ -100,6 +112,90 @@ export class RegistryService {
       );
   }
 
+  /** Creates a remote with its settings and owner (an administrator's act); it has no version yet. */
+  async create(user: AuthenticatedUser, input: CreateRemote): Promise<RemoteDetail> {
+    try {
+      return await this.createOnce(user, input);
+    } catch (error) {
+      // A concurrent create of the same name or path won the insert; answer as if it had come first.
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      return this.createOnce(user, input);
+    }
+  }
+
+  private createOnce(user: AuthenticatedUser, input: CreateRemote): Promise<RemoteDetail> {
+    return this.em.transactional(async (em) => {
+      if (await em.count(Remote, { name: input.name })) throw new RemoteExistsError(input.name);
+      await assertPathFree(em, input.path, input.name);
+      const now = new Date();
+      const remote = em.create(Remote, {
+        name: input.name,
+        title: input.title,
+        path: input.path,
+        navOrder: input.navOrder ?? DEFAULT_NAV_ORDER,
+        requiredRoles: input.requiredRoles ?? [],
+        owner: input.owner,
+        createdAt: now,
+        updatedAt: now,
+      });
+      this.audit.record(
+        em,
+        {
+          actor: user.actor,
+          action: 'remote.created',
+          target: input.name,
+          details: { remote: input.name, ...settingsOf(remote) },
+        },
+        now,
+      );
+      await em.flush();
+      return toDetail(remote, null);
+    });
+  }
+
+  /**
+   * Changes who may see a remote, where it appears or who owns it (an administrator's act). The audit event
+   * records each changed field's old and new value; a request that changes nothing records nothing.
+   */
+  async update(user: AuthenticatedUser, name: string, input: UpdateRemote): Promise<RemoteDetail> {
+    try {
+      return await this.updateOnce(user, name, input);
+    } catch (error) {
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      return this.updateOnce(user, name, input);
+    }
+  }
+
+  private updateOnce(user: AuthenticatedUser, name: string, input: UpdateRemote): Promise<RemoteDetail> {
+    return this.em.transactional(async (em) => {
+      const remote = await this.lockRemote(em, name);
+      if (!remote) throw new RemoteNotFoundError(name);
+      if (input.path !== undefined) await assertPathFree(em, input.path, name);
+      const before = settingsOf(remote);
+      const after = { ...before, ...input };
+      const changes = Object.fromEntries(
+        (Object.keys(before) as Array<keyof RemoteSettings>)
+          .filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]))
+          .map((field) => [field, { from: before[field], to: after[field] }]),
+      );
+      if (Object.keys(changes).length > 0) {
+        const now = new Date();
+        em.assign(remote, { ...after, updatedAt: now });
+        this.audit.record(
+          em,
+          { actor: user.actor, action: 'remote.updated', target: name, details: { remote: name, changes } },
+          now,
+        );
+        await em.flush();
+      }
+      return toDetail(remote, await activeVersionOf(em, name));
+    });
+  }
+
+  /**
+   * Registers a version of an existing remote; only the remote's owning deployer may (the route already
+   * requires the publisher role). Settings are never taken from a publish.
+   */
   async publish(
     user: AuthenticatedUser,
     name: string,
@@ -107,47 +203,20 @@ export class RegistryService {
   ): Promise<{ remote: RemoteDetail; version: VersionDoc }> {
     const originProblem = manifestOriginProblem(input.manifestUrl, this.config.allowedRemoteOrigins);
     if (originProblem) throw new ValidationFailedError([{ field: 'manifestUrl', message: originProblem }]);
-    try {
-      return await this.publishOnce(user, name, input);
-    } catch (error) {
-      // Two first publishes of one new remote race to insert it; the loser retries and now sees it.
-      if (!(error instanceof UniqueConstraintViolationException)) throw error;
-      return this.publishOnce(user, name, input);
-    }
-  }
-
-  private publishOnce(
-    user: AuthenticatedUser,
-    name: string,
-    input: PublishVersion,
-  ): Promise<{ remote: RemoteDetail; version: VersionDoc }> {
     return this.em.transactional(async (em) => {
       const now = new Date();
-      let remote = await this.lockRemote(em, name);
-      const owner = await em.findOne(Remote, { path: input.path, name: { $ne: name } });
-      if (owner) throw new PathInUseError(input.path, owner.name);
-      const created = !remote;
-      if (remote) {
-        if (await em.count(RemoteVersion, { remote: name, version: input.version })) {
-          throw new VersionExistsError(name, input.version);
-        }
-        em.assign(remote, {
-          title: input.title,
-          path: input.path,
-          navOrder: input.navOrder ?? remote.navOrder,
-          requiredRoles: input.requiredRoles ?? remote.requiredRoles,
-          updatedAt: now,
-        });
-      } else {
-        remote = em.create(Remote, {
+      const remote = await this.lockRemote(em, name);
+      if (!remote) {
+        throw new RemoteNotFoundError(
           name,
-          title: input.title,
-          path: input.path,
-          navOrder: input.navOrder ?? DEFAULT_NAV_ORDER,
-          requiredRoles: input.requiredRoles ?? [],
-          createdAt: now,
-          updatedAt: now,
-        });
+          'An administrator must create it first (POST /api/remotes, or the admin console), naming its owner.',
+        );
+      }
+      if (user.clientId !== remote.owner) {
+        throw new NotRemoteOwnerError(name, remote.owner, user.clientId, 'publish');
+      }
+      if (await em.count(RemoteVersion, { remote: name, version: input.version })) {
+        throw new VersionExistsError(name, input.version);
       }
       const previous = input.activate
         ? await em.findOne(RemoteVersion, { remote: name, active: true })
@@ -175,11 +244,6 @@ export class RegistryService {
             manifestUrl: input.manifestUrl,
             integrity: input.integrity,
             manifestIntegrity: input.manifestIntegrity,
-            remoteCreated: created,
-            title: input.title,
-            path: input.path,
-            navOrder: remote.navOrder,
-            requiredRoles: remote.requiredRoles,
           },
         },
         now,
@@ -192,11 +256,19 @@ export class RegistryService {
     });
   }
 
-  /** Makes `version` the one the shell loads; rollback is activating an older version. */
+  /**
+   * Makes `version` the one the shell loads; rollback is activating an older version. Administrators may
+   * activate any remote's versions, a deployer only those of the remotes it owns.
+   */
   async activate(user: AuthenticatedUser, name: string, input: ActivateVersion): Promise<RemoteDetail> {
+    const admin = user.roles.includes(ADMIN_ROLE);
+    if (!admin && !user.roles.includes(PUBLISHER_ROLE)) throw new InsufficientScopeError([ADMIN_ROLE]);
     return this.em.transactional(async (em) => {
       const remote = await this.lockRemote(em, name);
       if (!remote) throw new RemoteNotFoundError(name);
+      if (!admin && user.clientId !== remote.owner) {
+        throw new NotRemoteOwnerError(name, remote.owner, user.clientId, 'activate');
+      }
       const target = await em.findOne(RemoteVersion, { remote: name, version: input.version });
       if (!target) throw new VersionNotFoundError(name, input.version);
       if (!target.integrity || !target.manifestIntegrity) {
@@ -281,13 +353,29 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function toDetail(remote: Remote, activeVersion: string | null): RemoteDetail {
+/** The settings an administrator decides: who may see a remote, where it appears, who deploys it. */
+type RemoteSettings = Pick<RemoteDetail, 'title' | 'path' | 'navOrder' | 'requiredRoles' | 'owner'>;
+
+function settingsOf(remote: Remote): RemoteSettings {
   return {
-    name: remote.name,
     title: remote.title,
     path: remote.path,
     navOrder: remote.navOrder,
     requiredRoles: [...remote.requiredRoles],
+    owner: remote.owner,
+  };
+}
+
+/** Refuses a route path another remote already uses (the unique index is the backstop under races). */
+async function assertPathFree(em: EntityManager, path: string, name: string): Promise<void> {
+  const other = await em.findOne(Remote, { path, name: { $ne: name } });
+  if (other) throw new PathInUseError(path, other.name);
+}
+
+function toDetail(remote: Remote, activeVersion: string | null): RemoteDetail {
+  return {
+    name: remote.name,
+    ...settingsOf(remote),
     activeVersion,
     createdAt: remote.createdAt.toISOString(),
     updatedAt: remote.updatedAt.toISOString(),

@@ -1,8 +1,9 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { MAX_NAME_LENGTH } from '../auth/access-token.js';
 
 /**
- * A feature bundle the shell can load, identified by its name. Created by its first published version;
- * the navigation fields follow the latest publish.
+ * A feature bundle the shell can load, identified by its name. An administrator creates it and sets who may
+ * see it and where it appears; its owner, a deployer client, publishes and activates its versions.
  */
 export const Remote = defineEntity({
   name: 'Remote',
@@ -13,6 +14,8 @@ export const Remote = defineEntity({
     path: p.string().length(100).unique(),
     navOrder: p.integer().default(100),
     requiredRoles: p.json<string[]>(),
+    // The Keycloak client id (a token's `azp`) of the deployer that may publish and activate its versions.
+    owner: p.string().length(MAX_NAME_LENGTH),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

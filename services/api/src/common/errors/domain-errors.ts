@@ -79,8 +79,34 @@ export class InsufficientScopeError extends DomainError {
 /** No remote is registered under this name. */
 export class RemoteNotFoundError extends DomainError {
   readonly code = 'remote_not_found';
+  /** `hint` says what to do about it, e.g. that an administrator must create the remote first. */
+  constructor(name: string, hint?: string) {
+    super(`No remote is registered as "${name}".${hint ? ` ${hint}` : ''}`);
+  }
+}
+
+/** A remote of this name exists already; its settings are changed with PATCH, not created again. */
+export class RemoteExistsError extends DomainError {
+  readonly code = 'remote_exists';
   constructor(name: string) {
-    super(`No remote is registered as "${name}".`);
+    super(`A remote named "${name}" already exists; change its settings with PATCH /api/remotes/${name}.`);
+  }
+}
+
+/**
+ * The caller is a deployer, but not the one that owns this remote: a deployer publishes and activates only
+ * the remotes whose owner is its client id (the token's `azp`).
+ */
+export class NotRemoteOwnerError extends DomainError {
+  readonly code = 'not_remote_owner';
+  override readonly extensions: Readonly<Record<string, unknown>>;
+  constructor(name: string, owner: string, clientId: string | null, act: 'publish' | 'activate') {
+    super(
+      `Remote "${name}" is owned by the deployer client "${owner}": only its owner may ${act} its versions` +
+        `${act === 'activate' ? ' (or an administrator, role atrium-admin)' : ''}, and this token's client ` +
+        `(azp) is ${clientId ? `"${clientId}"` : 'not named'}. An administrator changes a remote's owner.`,
+    );
+    this.extensions = { remote: name, owner };
   }
 }
 
