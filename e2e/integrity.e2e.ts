@@ -1,40 +1,251 @@
-import { expect, test } from '@playwright/test';
-import { writeFileSync } from 'node:fs';
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { openAs } from './support/keycloak.ts';
 import { publishFixture, releaseStoreDir, writeFixtureRemote } from './support/releases.ts';
 
-test('a remoteEntry.js changed in the release store after publishing is refused and its slot fails', async ({
-  browser,
-  page,
-}) => {
-  const genuine = writeFixtureRemote('tampered', 'renders', 'The genuine release');
-  await publishFixture('tampered', genuine, '/tampered');
+// Each attack's code would set this global if it ever ran.
+const PWNED = '__pwned';
 
-  // The file as published matches the hash the registry recorded.
-  await openAs(page, '/tampered', 'ada');
-  await expect(page.getByRole('main').getByText('The genuine release')).toBeVisible();
+/** Someone with write access to one file of the release store (or the CDN in front of it). */
+class StoreFile {
+  readonly path: string;
+  private readonly genuine: Buffer;
+  constructor(...relative: string[]) {
+    this.path = join(releaseStoreDir(), ...relative);
+    this.genuine = readFileSync(this.path);
+  }
+  write(content: string) {
+    writeFileSync(this.path, content);
+  }
+  append(content: string) {
+    appendFileSync(this.path, content);
+  }
+  restore() {
+    writeFileSync(this.path, this.genuine);
+  }
+}
 
-  // Someone with write access to the store (or the CDN in front of it) swaps the file the registry hashed.
-  writeFileSync(
-    join(releaseStoreDir(), 'tampered/1.0.0/remoteEntry.js'),
-    'var tampered = { init: function () { return Promise.resolve(); }, get: function () { ' +
-      'return Promise.resolve(function () { return { Feature: function () { return "Injected code ran"; } }; }); } };\n',
-  );
-  // A fresh browser, so nothing comes from the first page's cache.
-  const fresh = await browser.newPage();
+/** A signed-in page of its own (nothing comes from an earlier page's cache) that records what it requests. */
+async function openFresh(browser: Browser, path: string) {
+  const page = await browser.newPage();
+  const requested: string[] = [];
   const consoleErrors: string[] = [];
-  fresh.on('console', (message) => {
+  page.on('request', (request) => requested.push(request.url()));
+  page.on('console', (message) => {
     if (message.type() === 'error') consoleErrors.push(message.text());
   });
-  await openAs(fresh, '/tampered', 'ada');
-  const main = fresh.getByRole('main');
-  await expect(main.getByRole('alert')).toContainText('Tampered is unavailable');
-  await expect(main.getByText('Injected code ran')).toHaveCount(0);
-  // Refused by the browser's integrity check, not by a network or CORS failure.
-  expect(consoleErrors.join('\n')).toMatch(/integrity/i);
-  // The rest of the shell is unaffected.
-  await fresh.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
-  await expect(fresh.getByTestId('profile-email')).toHaveText('ada@atrium.test');
-  await fresh.close();
+  await openAs(page, path, 'ada');
+  return { page, requested, consoleErrors };
+}
+
+const pwned = (page: Page) =>
+  page.evaluate((name) => (window as unknown as Record<string, unknown>)[name], PWNED);
+
+/** The person keeps working: another remote renders, and the home page lists the features. */
+async function expectShellStillWorks(page: Page) {
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('link', { name: 'Profile' }).click();
+  await expect(page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
+  await nav.getByRole('link', { name: 'Home' }).click();
+  await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+}
+
+/** An ES module that would take over the remote's slot and mark the page. */
+const ESM_ENTRY =
+  `window.${PWNED} = 'esm';\n` +
+  'export function init() {}\n' +
+  'export function get() { return Promise.resolve(() => ({ Feature: () => "Injected code ran" })); }\n';
+
+test('a manifest swapped for one naming an ES module the attacker wrote into the store is refused unread', async ({
+  browser,
+}) => {
+  const dir = writeFixtureRemote('swapped', 'renders', 'The genuine swapped release');
+  await publishFixture('swapped', dir, '/swapped');
+  const manifest = new StoreFile('swapped/1.0.0/mf-manifest.json');
+  writeFileSync(join(releaseStoreDir(), 'swapped/1.0.0/evil.mjs'), ESM_ENTRY);
+  const forged = JSON.parse(readFileSync(manifest.path, 'utf8')) as {
+    metaData: { remoteEntry: Record<string, string> };
+  };
+  forged.metaData.remoteEntry = { name: 'evil.mjs', path: '', type: 'module' };
+  manifest.write(JSON.stringify(forged, null, 2));
+
+  try {
+    const { page, requested } = await openFresh(browser, '/swapped');
+    const main = page.getByRole('main');
+    await expect(main.getByRole('alert')).toContainText('Swapped is unavailable');
+    await expect(main.getByRole('alert')).toContainText(
+      'its manifest (http://localhost:4100/swapped/1.0.0/mf-manifest.json) is not the one the registry ' +
+        'recorded at publish',
+    );
+    expect(await pwned(page)).toBeUndefined();
+    expect(requested.filter((url) => url.includes('evil.mjs'))).toEqual([]);
+    await expect(main.getByText('Injected code ran')).toHaveCount(0);
+    await expectShellStillWorks(page);
+
+    // Back in the slot: still refused while the file is changed.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Swapped' }).click();
+    await expect(main.getByRole('alert')).toContainText('Swapped is unavailable');
+    // The store is repaired: Retry in the slot loads the genuine release without a reload.
+    manifest.restore();
+    await main.getByRole('button', { name: 'Retry' }).click();
+    await expect(main.getByText('The genuine swapped release')).toBeVisible();
+    expect(await pwned(page)).toBeUndefined();
+    await page.close();
+  } finally {
+    manifest.restore();
+  }
+});
+
+test('a manifest swapped for one pointing at another origin is refused and nothing is requested there', async ({
+  browser,
+}) => {
+  // The attacker's own server, which counts every request that reaches it.
+  const attackerRequests: string[] = [];
+  const attacker = createServer((req, res) => {
+    attackerRequests.push(req.url ?? '');
+    res.writeHead(200, { 'Content-Type': 'text/javascript', 'Access-Control-Allow-Origin': '*' });
+    res.end(`window.${PWNED} = 'other origin'; var elsewhere = {};\n`);
+  });
+  await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+  const attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
+
+  const dir = writeFixtureRemote('elsewhere', 'renders', 'The genuine elsewhere release');
+  await publishFixture('elsewhere', dir, '/elsewhere');
+  const manifest = new StoreFile('elsewhere/1.0.0/mf-manifest.json');
+  const forged = JSON.parse(readFileSync(manifest.path, 'utf8')) as {
+    metaData: { remoteEntry: Record<string, string> };
+  };
+  forged.metaData.remoteEntry = { name: 'remoteEntry.js', path: attackerUrl, type: 'global' };
+  manifest.write(JSON.stringify(forged, null, 2));
+
+  try {
+    const { page, requested } = await openFresh(browser, '/elsewhere');
+    const main = page.getByRole('main');
+    await expect(main.getByRole('alert')).toContainText('Elsewhere is unavailable');
+    await expect(main.getByRole('alert')).toContainText('is not the one the registry recorded at publish');
+    expect(await pwned(page)).toBeUndefined();
+    expect(attackerRequests).toEqual([]);
+    expect(requested.filter((url) => url.startsWith(attackerUrl))).toEqual([]);
+    await expectShellStillWorks(page);
+
+    // Back in the slot: still refused while the file is changed.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Elsewhere' }).click();
+    await expect(main.getByRole('alert')).toContainText('Elsewhere is unavailable');
+    // The store is repaired: Retry in the slot loads the genuine release without a reload.
+    manifest.restore();
+    await main.getByRole('button', { name: 'Retry' }).click();
+    await expect(main.getByText('The genuine elsewhere release')).toBeVisible();
+    expect(attackerRequests).toEqual([]);
+    await page.close();
+  } finally {
+    manifest.restore();
+    await new Promise((resolve) => attacker.close(resolve));
+  }
+});
+
+test('a published release whose manifest names an ES module entry is refused, even with matching hashes', async ({
+  browser,
+}) => {
+  // The registry's hashes match this manifest: the shell refuses it for what it names.
+  const dir = writeFixtureRemote('modular', 'renders', 'never shown');
+  writeFileSync(join(dir, 'entry.mjs'), ESM_ENTRY);
+  const manifestFile = join(dir, 'mf-manifest.json');
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as {
+    metaData: { remoteEntry: Record<string, string> };
+  };
+  manifest.metaData.remoteEntry = { name: 'entry.mjs', path: '', type: 'module' };
+  writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+  await publishFixture('modular', dir, '/modular');
+
+  const { page, requested } = await openFresh(browser, '/modular');
+  const main = page.getByRole('main');
+  await expect(main.getByRole('alert')).toContainText('Modular is unavailable');
+  await expect(main.getByRole('alert')).toContainText(
+    'its entry is of type "module"; only classic scripts (global or var) are run',
+  );
+  expect(await pwned(page)).toBeUndefined();
+  expect(requested.filter((url) => url.includes('entry.mjs'))).toEqual([]);
+  await expectShellStillWorks(page);
+  await page.close();
+});
+
+test('a line appended to remoteEntry.js is refused by the browser and Retry works once the file is restored', async ({
+  browser,
+}) => {
+  const dir = writeFixtureRemote('tampered', 'renders', 'The genuine release');
+  await publishFixture('tampered', dir, '/tampered');
+  const entry = new StoreFile('tampered/1.0.0/remoteEntry.js');
+  entry.append(`window.${PWNED} = 'appended';\n`);
+
+  try {
+    const { page, consoleErrors } = await openFresh(browser, '/tampered');
+    const main = page.getByRole('main');
+    await expect(main.getByRole('alert')).toContainText('Tampered is unavailable');
+    await expect(main.getByRole('alert')).toContainText(
+      'could not be loaded from http://localhost:4100/tampered/1.0.0/remoteEntry.js',
+    );
+    expect(await pwned(page)).toBeUndefined();
+    // Refused by the browser's integrity check, not by a network or CORS failure.
+    expect(consoleErrors.join('\n')).toMatch(/integrity/i);
+    await expectShellStillWorks(page);
+
+    // Back in the slot: still refused while the file is changed.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tampered' }).click();
+    await expect(main.getByRole('alert')).toContainText('Tampered is unavailable');
+    // The store is repaired: Retry in the slot loads the genuine release without a reload.
+    entry.restore();
+    await main.getByRole('button', { name: 'Retry' }).click();
+    await expect(main.getByText('The genuine release')).toBeVisible();
+    expect(await pwned(page)).toBeUndefined();
+    await page.close();
+  } finally {
+    entry.restore();
+  }
+});
+
+test('a changed chunk of a real release is refused by the hash in its verified remoteEntry.js', async ({
+  browser,
+}) => {
+  // The Profile release the stack published from its real build, as the person first uses it.
+  const before = await openFresh(browser, '/profile');
+  await expect(before.page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
+  const version = await before.page.locator('[data-remote="profile"]').getAttribute('data-remote-version');
+  await before.page.close();
+  const manifest = JSON.parse(
+    readFileSync(join(releaseStoreDir(), 'profile', version!, 'mf-manifest.json'), 'utf8'),
+  ) as { exposes: { assets: { js: { sync: string[] } } }[] };
+  // The chunk behind its Feature, loaded by the remote's own runtime with the hash remoteEntry.js holds.
+  const chunkName = manifest.exposes[0]!.assets.js.sync[0]!;
+  const chunk = new StoreFile('profile', version!, chunkName);
+  chunk.append(`;window.${PWNED} = 'chunk';\n`);
+
+  try {
+    const { page, consoleErrors } = await openFresh(browser, '/profile');
+    const main = page.getByRole('main');
+    await expect(main.getByRole('alert')).toContainText('Profile is unavailable');
+    await expect(main.getByRole('alert')).toContainText(
+      `could not be loaded from http://localhost:4100/profile/${version}/${chunkName}`,
+    );
+    expect(await pwned(page)).toBeUndefined();
+    expect(consoleErrors.join('\n')).toMatch(/integrity/i);
+    // Another remote still works.
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Admin' }).click();
+    await expect(page.getByRole('heading', { name: 'Registry console' })).toBeVisible();
+
+    // Back in the slot: still refused while the file is changed.
+    await nav.getByRole('link', { name: 'Profile' }).click();
+    await expect(main.getByRole('alert')).toContainText('Profile is unavailable');
+    // The store is repaired: Retry in the slot loads the genuine release without a reload.
+    chunk.restore();
+    await main.getByRole('button', { name: 'Retry' }).click();
+    await expect(page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
+    expect(await pwned(page)).toBeUndefined();
+    await page.close();
+  } finally {
+    chunk.restore();
+  }
 });

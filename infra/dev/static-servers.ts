@@ -1,10 +1,15 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
+import { realpathSync } from 'node:fs';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, sep } from 'node:path';
 import sirv from 'sirv';
 import {
   releaseStoreSecurityHeaders,
   shellSecurityHeaders,
 } from '../../shell/app/deploy/security-headers.ts';
+// The registry's rule for remote names and versions: the store serves exactly what can be registered.
+import { remoteNameSchema, versionSchema } from '../../services/api/src/registry/registry.schemas.ts';
 
 export interface RunningServer {
   readonly url: string;
@@ -25,7 +30,8 @@ async function listen(server: Server, port: number, host: string): Promise<Runni
     }),
   ]);
   return {
-    url: `http://localhost:${port}`,
+    // The port the system chose when asked for port 0.
+    url: `http://localhost:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -34,21 +40,31 @@ async function listen(server: Server, port: number, host: string): Promise<Runni
   };
 }
 
-/** Whether a request path has a segment starting with a dot, also when percent-encoded; unreadable counts. */
-function hasDotSegment(url: string): boolean {
-  const path = new URL(url, 'http://localhost').pathname;
-  try {
-    return /(^|\/)\./.test(decodeURIComponent(path));
-  } catch {
-    return true;
+// One path segment as the release CLI writes them: no dot first (no dotfiles, no `.` or `..`), no `%`
+// (no encoded dots or slashes for a decoder to turn into a traversal), no backslash.
+const SEGMENT = /^[A-Za-z0-9_~+-][A-Za-z0-9._~+-]*$/;
+
+/**
+ * The file a release store request names, relative to the store (`<remote>/<version>/<file…>`), or
+ * undefined when the path is anything else: the remote and version must be ones the registry accepts, and
+ * every segment plain, checked on the raw path before anything is decoded or touches the file system.
+ */
+export function releaseFilePath(rawPath: string): string | undefined {
+  const [root, remote, version, ...file] = rawPath.split('/');
+  if (root !== '' || remote === undefined || version === undefined || file.length === 0) return undefined;
+  if (![remote, version, ...file].every((segment) => SEGMENT.test(segment))) return undefined;
+  if (!remoteNameSchema.safeParse(remote).success || !versionSchema.safeParse(version).success) {
+    return undefined;
   }
+  return [remote, version, ...file].join('/');
 }
 
 /**
  * The release store: immutable, versioned remote builds under `/<remote>/<version>/`, served like a CDN.
  * Files never change under a version, so they may be cached forever; CORS is open because the shell on
- * another origin fetches the manifest and chunks. Security headers as its nginx sends them (no TLS here, so no
- * Strict-Transport-Security).
+ * another origin fetches the manifest and chunks. It serves only paths {@link releaseFilePath} accepts and
+ * files really inside its folder (a symbolic link out of it is not followed), with the security headers its
+ * nginx sends (no TLS here, so no Strict-Transport-Security) on every answer.
  */
 export function serveReleaseStore(options: {
   dir: string;
@@ -59,24 +75,43 @@ export function serveReleaseStore(options: {
     dev: true, // releases appear while the server runs; skip sirv's start-up file index
     etag: true,
     setHeaders(res, pathname) {
-      res.setHeader('Access-Control-Allow-Origin', '*');
       res.setHeader(
         'Cache-Control',
         pathname.endsWith('mf-manifest.json') ? 'no-cache' : 'public, max-age=31536000, immutable',
       );
     },
   });
+  const root = realpathSync(options.dir);
   const notFound = (res: ServerResponse) => {
-    res.writeHead(404, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' });
+    res.writeHead(404, { 'Content-Type': 'text/plain' });
     res.end('Not found\n');
   };
   const server = createServer((req, res) => {
     for (const [name, value] of Object.entries(releaseStoreSecurityHeaders())) res.setHeader(name, value);
-    // No dotfile at any depth (.env, .git), like the store's nginx: sirv's dev mode would serve them.
-    if (hasDotSegment(req.url ?? '/')) return notFound(res);
+    // The shell on another origin fetches manifests and loads scripts with CORS (SRI needs it).
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' });
+      res.end('Method not allowed\n');
+      return;
+    }
+    const file = releaseFilePath((req.url ?? '/').split('?')[0]!);
+    if (file === undefined || !isInside(root, join(root, file))) {
+      notFound(res);
+      return;
+    }
     files(req, res, () => notFound(res));
   });
   return listen(server, options.port, options.host);
+}
+
+/** Whether `path` exists and, symbolic links resolved, is inside `root`. */
+function isInside(root: string, path: string): boolean {
+  try {
+    return realpathSync(path).startsWith(root + sep);
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -15,9 +15,15 @@ export interface RemoteDescriptor {
   readonly version: string;
   /** Absolute URL of the active release's `mf-manifest.json`. */
   readonly entry: string;
-  /** Subresource-integrity hash (`sha384-…`) of the `remoteEntry.js` the release's manifest names. */
+  /**
+   * Subresource-integrity hash (`sha384-…`) of the release's `remoteEntry.js`, recorded at publish. The shell
+   * loads that file only with this hash.
+   */
   readonly integrity: string;
-  /** Subresource-integrity hash (`sha384-…`) of the release's `mf-manifest.json`, its exact bytes. */
+  /**
+   * Subresource-integrity hash (`sha384-…`) of the exact bytes of the release's `mf-manifest.json`, recorded
+   * at publish. The shell reads the manifest only if it matches.
+   */
   readonly manifestIntegrity: string;
 }
 

@@ -1,6 +1,8 @@
 // @vitest-environment happy-dom
 import type { RemoteDescriptor } from '@atrium/sdk';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { VerifiedRelease } from './release-manifest';
+import { RemoteLoadError, RemoteRefusedError } from './remote-load-error';
 
 const runtime = vi.hoisted(() => ({
   loadRemote: vi.fn(),
@@ -8,123 +10,307 @@ const runtime = vi.hoisted(() => ({
   registerRemotes: vi.fn(),
 }));
 vi.mock('@module-federation/enhanced/runtime', () => runtime);
+const manifests = vi.hoisted(() => ({ verifyRelease: vi.fn() }));
+vi.mock('./release-manifest', () => manifests);
 
-const { integrityPlugin, loadFeature, registerFeatureRemotes, RemoteLoadError } =
-  await import('./federation');
+const { releasePinningPlugin: plugin, loadFeature, registerFeatureRemotes } = await import('./federation');
 
-const slow: RemoteDescriptor = {
-  name: 'slow',
-  title: 'Slow',
-  path: '/slow',
+const STORE = 'http://remotes.test';
+const descriptor = (name: string): RemoteDescriptor => ({
+  name,
+  title: name[0]!.toUpperCase() + name.slice(1),
+  path: `/${name}`,
   navOrder: 1,
   version: '1.0.0',
-  entry: 'http://remotes.test/slow/1.0.0/mf-manifest.json',
-  integrity: 'sha384-slow',
-  manifestIntegrity: 'sha384-slow-manifest',
-};
+  entry: `${STORE}/${name}/1.0.0/mf-manifest.json`,
+  integrity: `sha384-${'e'.repeat(64)}`,
+  manifestIntegrity: `sha384-${'m'.repeat(64)}`,
+});
+const release = (remote: RemoteDescriptor): VerifiedRelease => ({
+  name: remote.name,
+  entryUrl: remote.entry.replace('mf-manifest.json', 'remoteEntry.js'),
+  integrity: remote.integrity,
+  assets: [remote.entry.replace('mf-manifest.json', 'feature.123.js')],
+});
+const signed = descriptor('signed');
+const signedEntry = `${STORE}/signed/1.0.0/remoteEntry.js`;
+const Feature = () => null;
+const options = { retry: false, timeoutMs: 2_000 };
 
+/** How the runtime describes a remote to its hooks once it is registered. */
+const remoteInfo = (overrides: Record<string, unknown> = {}) =>
+  ({
+    name: 'signed',
+    entry: signedEntry,
+    type: 'global',
+    entryGlobalName: 'signed',
+    shareScope: 'default',
+    ...overrides,
+  }) as never;
+
+/** Scripts the loader adds to the page, kept out of the document so nothing is fetched. */
+let scripts: HTMLScriptElement[];
+beforeEach(() => {
+  scripts = [];
+  vi.spyOn(document.head, 'append').mockImplementation((...nodes) => {
+    scripts.push(...(nodes as HTMLScriptElement[]));
+  });
+  manifests.verifyRelease.mockImplementation((remote: RemoteDescriptor) => Promise.resolve(release(remote)));
+});
 afterEach(() => {
   vi.useRealTimers();
   vi.resetAllMocks();
+  vi.restoreAllMocks();
+  // Every test starts from a registry that lists nothing, so no pin leaks between tests.
+  registerFeatureRemotes([]);
 });
+
+/** Makes `remote` verified, as a slot's first load does. */
+async function verify(remote: RemoteDescriptor) {
+  registerFeatureRemotes([remote]);
+  runtime.loadRemote.mockResolvedValueOnce({ Feature });
+  await loadFeature(remote, options);
+}
 
 describe('loadFeature', () => {
-  it('gives up with a RemoteLoadError naming the timeout when the remote never answers', async () => {
-    vi.useFakeTimers();
-    runtime.loadRemote.mockReturnValue(new Promise(() => undefined));
-
-    const loading = loadFeature(slow, { retry: false, timeoutMs: 2_000 });
-    const outcome = expect(loading).rejects.toThrow('Slow did not load within 2 s');
-    await vi.advanceTimersByTimeAsync(2_000);
-    await outcome;
-    await expect(loading).rejects.toBeInstanceOf(RemoteLoadError);
-  });
-
-  it('wraps a download failure in a RemoteLoadError that names the entry', async () => {
-    runtime.loadRemote.mockRejectedValue(new Error('Failed to fetch'));
-
-    await expect(loadFeature(slow, { retry: false, timeoutMs: 2_000 })).rejects.toThrow(
-      'Slow could not be downloaded from http://remotes.test/slow/1.0.0/mf-manifest.json.',
-    );
-  });
-
-  it('re-registers the remote with force on Retry so a cached failure is not reused', async () => {
-    const Feature = () => null;
+  it('verifies the release, registers only its verified remoteEntry.js as a classic script, then loads Feature', async () => {
+    registerFeatureRemotes([signed]);
     runtime.loadRemote.mockResolvedValue({ Feature });
 
-    await expect(loadFeature(slow, { retry: true, timeoutMs: 2_000 })).resolves.toEqual({ Feature });
-    expect(runtime.registerRemotes).toHaveBeenCalledWith([{ name: 'slow', entry: slow.entry }], {
-      force: true,
-    });
-    expect(runtime.loadRemote).toHaveBeenCalledWith('slow/Feature');
+    await expect(loadFeature(signed, options)).resolves.toEqual({ Feature });
+    expect(manifests.verifyRelease).toHaveBeenCalledWith(signed, { reload: false });
+    expect(runtime.registerRemotes).toHaveBeenCalledWith(
+      [{ name: 'signed', entry: signedEntry, type: 'global', entryGlobalName: 'signed' }],
+      { force: true },
+    );
+    expect(runtime.loadRemote).toHaveBeenCalledWith('signed/Feature');
   });
 
-  it('refuses a module without a Feature component', async () => {
-    runtime.loadRemote.mockResolvedValue({});
+  it('gives the runtime nothing when the release is refused, and the slot gets the reason', async () => {
+    registerFeatureRemotes([signed]);
+    const refused = new RemoteLoadError(
+      signed,
+      'refused',
+      'Signed was not loaded: its manifest is not the one…',
+    );
+    manifests.verifyRelease.mockRejectedValue(refused);
 
-    await expect(loadFeature(slow, { retry: false, timeoutMs: 2_000 })).rejects.toThrow(
-      'Slow does not export a Feature component.',
+    await expect(loadFeature(signed, options)).rejects.toBe(refused);
+    expect(runtime.registerRemotes).not.toHaveBeenCalled();
+    expect(runtime.loadRemote).not.toHaveBeenCalled();
+    await expect(plugin.loadEntry!({ remoteInfo: remoteInfo() } as never)).rejects.toBeInstanceOf(
+      RemoteRefusedError,
     );
   });
-});
 
-describe('integrityPlugin', () => {
-  const signed: RemoteDescriptor = {
-    ...slow,
-    name: 'signed',
-    entry: 'http://remotes.test/signed/1.0.0/mf-manifest.json',
-    integrity: 'sha384-abc',
-  };
-  const entryUrl = 'http://remotes.test/signed/1.0.0/remoteEntry.js';
-  // What the runtime knows about a remote once its manifest is read: entry is then the remoteEntry.js URL.
-  const remoteInfo = (name: string) =>
-    ({
-      name,
-      entry: name === 'signed' ? entryUrl : 'http://remotes.test/slow/1.0.0/remoteEntry.js',
-    }) as never;
-  const createScript = (url: string, name: string) =>
-    integrityPlugin.createScript!({ url, remoteInfo: remoteInfo(name) });
+  it('verifies a release once for every slot that shows it, and again on Retry, bypassing the cache', async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+    const fetching = vi
+      .spyOn(globalThis, 'fetch')
+      .mockImplementation(() => Promise.resolve(new Response('')));
 
-  it('is registered with the runtime along with the remotes', () => {
-    registerFeatureRemotes([signed, slow]);
+    await loadFeature(signed, options);
+    await loadFeature(signed, options);
+    expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
+    expect(runtime.registerRemotes).toHaveBeenCalledTimes(1);
+    expect(fetching).not.toHaveBeenCalled();
 
-    expect(runtime.registerPlugins).toHaveBeenCalledWith([integrityPlugin]);
-    expect(runtime.registerRemotes).toHaveBeenCalledWith(
+    await loadFeature(signed, { ...options, retry: true });
+    expect(manifests.verifyRelease).toHaveBeenLastCalledWith(signed, { reload: true });
+    expect(runtime.registerRemotes).toHaveBeenCalledTimes(2);
+    // A refused copy of the entry or a chunk in the HTTP cache is replaced before the scripts load again.
+    const reload = { mode: 'cors', credentials: 'same-origin', cache: 'reload' };
+    expect(fetching.mock.calls).toEqual([
+      [signedEntry, reload],
+      [`${STORE}/signed/1.0.0/feature.123.js`, reload],
+    ]);
+  });
+
+  it('verifies again when the registry lists another release of the remote', async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+    await loadFeature(signed, options);
+
+    const next = { ...signed, version: '1.0.1', entry: `${STORE}/signed/1.0.1/mf-manifest.json` };
+    registerFeatureRemotes([next]);
+    await loadFeature(next, options);
+    expect(runtime.registerRemotes).toHaveBeenLastCalledWith(
       [
-        { name: 'signed', entry: signed.entry },
-        { name: 'slow', entry: slow.entry },
+        {
+          name: 'signed',
+          entry: `${STORE}/signed/1.0.1/remoteEntry.js`,
+          type: 'global',
+          entryGlobalName: 'signed',
+        },
       ],
       { force: true },
     );
+    expect(() => plugin.afterMatchRemote!({ remoteInfo: remoteInfo() } as never)).toThrow(
+      `${signedEntry} is not its verified entry ${STORE}/signed/1.0.1/remoteEntry.js`,
+    );
   });
 
-  it("loads a remote's remoteEntry.js with its registered integrity and CORS", () => {
+  it('gives up with a RemoteLoadError naming the timeout when the remote never answers', async () => {
+    vi.useFakeTimers();
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockReturnValue(new Promise(() => undefined));
+
+    const loading = loadFeature(signed, options);
+    const outcome = expect(loading).rejects.toThrow('Signed did not load within 2 s');
+    await vi.advanceTimersByTimeAsync(2_000);
+    await outcome;
+    await expect(loading).rejects.toMatchObject({ name: 'RemoteLoadError', reason: 'timeout' });
+  });
+
+  it("turns the plugin's refusal into a readable sentence in the slot", async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockRejectedValue(
+      new RemoteRefusedError('signed', 'an entry of type "module" is not a classic script'),
+    );
+
+    await expect(loadFeature(signed, options)).rejects.toMatchObject({
+      reason: 'refused',
+      message: 'Signed was not loaded: an entry of type "module" is not a classic script.',
+    });
+  });
+
+  it('names the file when the remote entry or one of its chunks is refused by the browser', async () => {
+    registerFeatureRemotes([signed]);
+    const chunk = Object.assign(new Error('Loading chunk 1 failed.'), {
+      name: 'ChunkLoadError',
+      request: `${STORE}/signed/1.0.0/feature.123.js`,
+    });
+    runtime.loadRemote.mockRejectedValue(chunk);
+
+    await expect(loadFeature(signed, options)).rejects.toThrow(
+      `Signed could not be loaded from ${STORE}/signed/1.0.0/feature.123.js: the file is unreachable or is ` +
+        'not the one its release recorded.',
+    );
+  });
+
+  it('wraps any other failure in a RemoteLoadError that names the release', async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockRejectedValue(new Error('Failed to fetch'));
+
+    await expect(loadFeature(signed, options)).rejects.toThrow(
+      `Signed could not be downloaded from ${signed.entry}.`,
+    );
+  });
+
+  it('refuses a module without a Feature component', async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({});
+
+    await expect(loadFeature(signed, options)).rejects.toThrow('Signed does not export a Feature component.');
+  });
+});
+
+describe('releasePinningPlugin', () => {
+  it('is registered with the runtime when the registry lists remotes', () => {
     registerFeatureRemotes([signed]);
 
-    const script = createScript(entryUrl, 'signed');
-    expect(script).toBeInstanceOf(HTMLScriptElement);
-    expect((script as HTMLScriptElement).integrity).toBe('sha384-abc');
-    expect((script as HTMLScriptElement).crossOrigin).toBe('anonymous');
+    expect(runtime.registerPlugins).toHaveBeenCalledWith([plugin]);
+    // Nothing is registered with the runtime before its release is verified.
+    expect(runtime.registerRemotes).not.toHaveBeenCalled();
   });
 
-  it('leaves scripts other than a remote entry to the runtime', () => {
-    registerFeatureRemotes([signed, slow]);
+  it('lets exactly the verified entry through', async () => {
+    await verify(signed);
 
-    expect(createScript('http://remotes.test/signed/1.0.0/other.js', 'signed')).toBeUndefined();
-    expect(integrityPlugin.createScript!({ url: entryUrl })).toBeUndefined();
+    expect(plugin.afterMatchRemote!({ remoteInfo: remoteInfo() } as never)).toBeUndefined();
   });
 
-  it('uses the new hash when the remote is listed again with another release', () => {
-    registerFeatureRemotes([signed]);
-    registerFeatureRemotes([{ ...signed, integrity: 'sha384-def' }]);
+  it.each([
+    [
+      'a remote that was never verified',
+      { name: 'stranger', entryGlobalName: 'stranger' },
+      'no release of it has been checked against the registry',
+    ],
+    [
+      'its manifest, which the runtime would fetch and follow',
+      { entry: signed.entry },
+      `${signed.entry} is not its verified entry ${signedEntry}`,
+    ],
+    [
+      'an entry on another origin',
+      { entry: 'http://evil.test/remoteEntry.js' },
+      `http://evil.test/remoteEntry.js is not its verified entry`,
+    ],
+    ['an ES module entry', { type: 'module' }, 'an entry of type "module" is not a classic script'],
+    ['an esm entry', { type: 'esm' }, 'an entry of type "esm" is not a classic script'],
+    ['another global', { entryGlobalName: 'admin' }, 'its container global "admin" is not its name'],
+  ])('refuses %s before the runtime resolves or loads anything', async (_case, overrides, reason) => {
+    await verify(signed);
+    const info = remoteInfo(overrides);
 
-    expect((createScript(entryUrl, 'signed') as HTMLScriptElement).integrity).toBe('sha384-def');
+    expect(() => plugin.afterMatchRemote!({ remoteInfo: info } as never)).toThrow(reason);
+    await expect(plugin.loadEntry!({ remoteInfo: info } as never)).rejects.toThrow(reason);
+    expect(scripts).toEqual([]);
   });
 
-  it("turns off the runtime's preloading of chunks, which would skip their hashes", async () => {
+  it('refuses every remote once the registry no longer lists it', async () => {
+    await verify(signed);
+    registerFeatureRemotes([]);
+
+    await expect(plugin.loadEntry!({ remoteInfo: remoteInfo() } as never)).rejects.toThrow(
+      'Remote "signed" was refused: no release of it has been checked against the registry.',
+    );
+  });
+
+  it("loads the verified remoteEntry.js as a classic script with the registry's hash and CORS", async () => {
+    await verify(signed);
+    const container = { init: vi.fn(), get: vi.fn() };
+
+    const loading = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
+    await vi.waitFor(() => expect(scripts).toHaveLength(1));
+    const [script] = scripts;
+    expect(script!.src).toBe(signedEntry);
+    expect(script!.integrity).toBe(signed.integrity);
+    expect(script!.crossOrigin).toBe('anonymous');
+    expect(script!.type).toBe('');
+    vi.stubGlobal('signed', container);
+    script!.dispatchEvent(new Event('load'));
+    await expect(loading).resolves.toBe(container);
+    vi.unstubAllGlobals();
+  });
+
+  it('fails the load when the browser refuses the script (wrong hash, missing, unreachable)', async () => {
+    await verify(signed);
+
+    const loading = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
+    await vi.waitFor(() => expect(scripts).toHaveLength(1));
+    scripts[0]!.dispatchEvent(new Event('error'));
+    await expect(loading).rejects.toThrow(`${signedEntry} did not load`);
+  });
+
+  it('fails the load when the script defines no container', async () => {
+    await verify(signed);
+
+    const loading = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
+    await vi.waitFor(() => expect(scripts).toHaveLength(1));
+    scripts[0]!.dispatchEvent(new Event('load'));
+    await expect(loading).rejects.toThrow(`${signedEntry} defines no container "signed"`);
+  });
+
+  it('refuses to let the runtime fetch a manifest or create scripts and links itself', async () => {
+    await verify(signed);
+    const info = remoteInfo();
+
+    await expect(plugin.fetch!(signed.entry, {}, info)).rejects.toThrow(
+      `Remote "signed" was refused: the federation runtime may not fetch ${signed.entry} itself.`,
+    );
+    expect(() => plugin.createScript!({ url: signedEntry, remoteInfo: info })).toThrow(RemoteRefusedError);
+    expect(() => plugin.createScript!({ url: 'http://evil.test/x.js' })).toThrow(RemoteRefusedError);
+    expect(() => plugin.createLink!({ url: `${STORE}/signed/1.0.0/x.css`, remoteInfo: info })).toThrow(
+      RemoteRefusedError,
+    );
+  });
+
+  it("turns off the runtime's preloading, which would load files without their hashes", async () => {
     const preloadOps = [{ nameOrAlias: 'signed', exposes: ['./Feature'] }];
 
-    await integrityPlugin.beforePreloadRemote!({ preloadOps } as never);
+    await plugin.beforePreloadRemote!({ preloadOps } as never);
     expect(preloadOps).toEqual([]);
   });
 });

@@ -5,52 +5,168 @@ import {
   registerRemotes,
   type ModuleFederationRuntimePlugin,
 } from '@module-federation/enhanced/runtime';
+import { verifyRelease, type VerifiedRelease } from './release-manifest';
+import { RemoteLoadError, RemoteRefusedError } from './remote-load-error';
 
-/** Typed failure to load a remote's exposed module, rendered by the remote slot. */
-export class RemoteLoadError extends Error {
-  override readonly name = 'RemoteLoadError';
-  constructor(
-    readonly remote: RemoteDescriptor,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
+type LoadEntryArgs = Parameters<NonNullable<ModuleFederationRuntimePlugin['loadEntry']>>[0];
+type RemoteInfo = LoadEntryArgs['remoteInfo'];
+type RemoteEntryExports = NonNullable<LoadEntryArgs['remoteEntryExports']>;
+
+/** The releases the runtime may run, by remote name; a release is added only once verifyRelease passed. */
+const verified = new Map<string, VerifiedRelease>();
+
+/** Why the runtime must not load `remoteInfo`, or undefined when it is exactly a verified release. */
+function refusal({ name, entry, type, entryGlobalName }: RemoteInfo): string | undefined {
+  const release = verified.get(name);
+  if (release === undefined) return 'no release of it has been checked against the registry';
+  if (entry !== release.entryUrl) return `${entry} is not its verified entry ${release.entryUrl}`;
+  if (type !== 'global' && type !== 'var') return `an entry of type "${type}" is not a classic script`;
+  if (entryGlobalName !== release.name) return `its container global "${entryGlobalName}" is not its name`;
+  return undefined;
 }
 
-/** SRI hash of each remote's registered remoteEntry.js, by remote name (see integrityPlugin). */
-const integrityByRemote = new Map<string, string>();
-
 /**
- * Enforces the registry's integrity hashes. A remote's remoteEntry.js is loaded with `integrity` (and CORS,
- * which SRI needs on another origin), so the browser refuses a file that differs from the one the release
- * CLI hashed and the slot shows its error. Its chunks are covered by the hashes the remote's build writes
- * into remoteEntry.js (SubresourceIntegrityPlugin); the runtime's preloading of them is turned off because
- * the host would load them without those hashes.
+ * Makes the registry's word the only way remote code runs. The runtime knows a remote only as the verified
+ * remoteEntry.js that {@link loadFeature} registers after checking the release's manifest, and this plugin
+ * refuses, fail-closed, every other way the runtime could run or fetch remote code:
+ * - `afterMatchRemote` (before the runtime resolves anything, e.g. fetches a manifest): a remote registered
+ *   with anything but its verified entry, as a classic script defining its own global, is refused;
+ * - `loadEntry`: the entry is loaded here, as a classic script with the registry's `integrity` and
+ *   `crossorigin="anonymous"`; the runtime's own loaders (which would `import()` an ES module entry) never run;
+ * - `fetch`, `createScript`, `createLink`: the runtime fetching a manifest or creating a script or link
+ *   itself (a manifest entry, preloading) is refused; `beforePreloadRemote` drops preloads.
+ *
+ * The chunks a remote loads are covered by the hashes its build wrote into the verified remoteEntry.js
+ * (SubresourceIntegrityPlugin).
  */
-export const integrityPlugin: ModuleFederationRuntimePlugin = {
-  name: 'atrium-integrity',
+export const releasePinningPlugin: ModuleFederationRuntimePlugin = {
+  name: 'atrium-release-pinning',
+  // The runtime awaits this hook, so a throw here rejects the loadRemote call.
+  afterMatchRemote({ remoteInfo }) {
+    const reason = remoteInfo === undefined ? undefined : refusal(remoteInfo);
+    if (reason !== undefined) throw new RemoteRefusedError(remoteInfo?.name, reason);
+  },
+  async loadEntry({ remoteInfo }) {
+    const reason = refusal(remoteInfo);
+    if (reason !== undefined) throw new RemoteRefusedError(remoteInfo.name, reason);
+    return loadContainer(verified.get(remoteInfo.name)!);
+  },
+  fetch(url, _init, remoteInfo) {
+    return Promise.reject(
+      new RemoteRefusedError(remoteInfo?.name, `the federation runtime may not fetch ${url} itself`),
+    );
+  },
+  createScript({ url, remoteInfo }) {
+    throw new RemoteRefusedError(remoteInfo?.name, `the federation runtime may not load the script ${url}`);
+  },
+  createLink({ url, remoteInfo }) {
+    throw new RemoteRefusedError(remoteInfo?.name, `the federation runtime may not load ${url}`);
+  },
   beforePreloadRemote({ preloadOps }) {
     preloadOps.length = 0;
   },
-  createScript({ url, remoteInfo }) {
-    const integrity = remoteInfo?.entry === url ? integrityByRemote.get(remoteInfo.name) : undefined;
-    if (integrity === undefined) return undefined;
-    const script = document.createElement('script');
-    script.integrity = integrity;
-    script.crossOrigin = 'anonymous';
-    return script;
-  },
 };
 
-export function registerFeatureRemotes(remotes: readonly RemoteDescriptor[]): void {
-  registerPlugins([integrityPlugin]);
-  for (const { name, integrity } of remotes) integrityByRemote.set(name, integrity);
-  // force: a list fetched again (Retry) may point a remote at another release.
-  registerRemotes(
-    remotes.map(({ name, entry }) => ({ name, entry })),
-    { force: true },
+/** A remote's remoteEntry.js did not load: unreachable, or refused by the browser's integrity check. */
+class EntryScriptError extends Error {
+  override readonly name = 'EntryScriptError';
+  constructor(readonly url: string) {
+    super(`${url} did not load`);
+  }
+}
+
+/** Runs a verified release's remoteEntry.js as a classic script pinned by its hash; resolves with its container. */
+async function loadContainer(release: VerifiedRelease): Promise<RemoteEntryExports> {
+  await new Promise<void>((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = release.entryUrl;
+    // The browser runs the file only if it has this hash; SRI on another origin needs a CORS request.
+    script.integrity = release.integrity;
+    script.crossOrigin = 'anonymous';
+    script.async = true;
+    script.onload = () => {
+      script.remove();
+      resolve();
+    };
+    script.onerror = () => {
+      script.remove();
+      reject(new EntryScriptError(release.entryUrl));
+    };
+    document.head.append(script);
+  });
+  const container = (globalThis as unknown as Record<string, unknown>)[release.name];
+  if (!isContainer(container)) {
+    throw new RemoteRefusedError(release.name, `${release.entryUrl} defines no container "${release.name}"`);
+  }
+  return container;
+}
+
+function isContainer(value: unknown): value is RemoteEntryExports {
+  const candidate = value as Partial<Record<keyof RemoteEntryExports, unknown>> | null | undefined;
+  return typeof candidate?.init === 'function' && typeof candidate.get === 'function';
+}
+
+/** The verification of each remote's current release, by remote name (shared by StrictMode's double effects). */
+const pinning = new Map<string, { readonly key: string; done: Promise<void> }>();
+
+/**
+ * Verifies the release the registry lists for `remote` and registers its entry with the runtime; reuses an
+ * earlier verification of the same release unless `retry`.
+ */
+function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
+  const key = [remote.entry, remote.integrity, remote.manifestIntegrity].join(' ');
+  const current = pinning.get(remote.name);
+  if (!retry && current?.key === key) return current.done;
+  verified.delete(remote.name);
+  const pin = { key, done: Promise.resolve() };
+  pin.done = verifyRelease(remote, { reload: retry }).then(async (release) => {
+    if (retry) await refetchIntoCache([release.entryUrl, ...release.assets]);
+    if (pinning.get(remote.name) !== pin) return; // superseded by a newer list or a Retry
+    verified.set(remote.name, release);
+    // force: the runtime forgets an earlier release of this remote and a cached failed download, so Retry
+    // really loads again.
+    registerRemotes(
+      [{ name: remote.name, entry: release.entryUrl, type: 'global', entryGlobalName: release.name }],
+      { force: true },
+    );
+  });
+  pinning.set(remote.name, pin);
+  pin.done.catch(() => {
+    if (pinning.get(remote.name) === pin) pinning.delete(remote.name);
+  });
+  return pin.done;
+}
+
+/**
+ * Fetches files again into the HTTP cache. A browser keeps a file it refused (wrong hash) in its cache, and a
+ * release's files are cached as immutable for a year, so without this Retry would meet the refused copy again
+ * even after the store was repaired. The scripts still load only with their hashes.
+ */
+async function refetchIntoCache(urls: readonly string[]): Promise<void> {
+  await Promise.all(
+    urls.map(
+      (url) =>
+        // Same request mode and credentials as a crossorigin="anonymous" script, so the same cache entry.
+        fetch(url, { mode: 'cors', credentials: 'same-origin', cache: 'reload' })
+          .then((response) => response.arrayBuffer())
+          .catch(() => undefined), // the script load that follows reports what is wrong
+    ),
   );
+}
+
+/**
+ * Installs {@link releasePinningPlugin} and forgets remotes the registry no longer lists, so nothing but the
+ * listed releases can be loaded. Each listed remote is verified and registered with the runtime when its slot
+ * first loads it ({@link loadFeature}).
+ */
+export function registerFeatureRemotes(remotes: readonly RemoteDescriptor[]): void {
+  registerPlugins([releasePinningPlugin]);
+  const listed = new Set(remotes.map(({ name }) => name));
+  for (const name of [...verified.keys(), ...pinning.keys()]) {
+    if (listed.has(name)) continue;
+    verified.delete(name);
+    pinning.delete(name);
+  }
 }
 
 export interface LoadOptions {
@@ -61,10 +177,11 @@ export interface LoadOptions {
 
 export type FeatureLoader = (remote: RemoteDescriptor, options: LoadOptions) => Promise<RemoteModule>;
 
+/**
+ * Loads a remote's Feature: verifies its release against the registry ({@link verifyRelease}), lets the
+ * runtime load the verified entry, and turns every failure into a {@link RemoteLoadError}.
+ */
 export const loadFeature: FeatureLoader = async (remote, { retry, timeoutMs }) => {
-  // The runtime caches a failed entry download; re-registering with force drops that cache so Retry
-  // really fetches again.
-  if (retry) registerRemotes([{ name: remote.name, entry: remote.entry }], { force: true });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(
@@ -72,6 +189,7 @@ export const loadFeature: FeatureLoader = async (remote, { retry, timeoutMs }) =
         reject(
           new RemoteLoadError(
             remote,
+            'timeout',
             `${remote.title} did not load within ${timeoutMs / 1000} s (${remote.entry}).`,
           ),
         ),
@@ -81,19 +199,49 @@ export const loadFeature: FeatureLoader = async (remote, { retry, timeoutMs }) =
   let module: RemoteModule | null;
   try {
     module = await Promise.race([
-      loadRemote<RemoteModule>(`${remote.name}/${FEATURE_MODULE.slice(2)}`),
+      pinRelease(remote, retry).then(() =>
+        loadRemote<RemoteModule>(`${remote.name}/${FEATURE_MODULE.slice(2)}`),
+      ),
       timeout,
     ]);
   } catch (error) {
-    if (error instanceof RemoteLoadError) throw error;
-    throw new RemoteLoadError(remote, `${remote.title} could not be downloaded from ${remote.entry}.`, {
-      cause: error,
-    });
+    throw toLoadError(remote, error);
   } finally {
     clearTimeout(timer);
   }
   if (module === null || typeof module?.Feature !== 'function') {
-    throw new RemoteLoadError(remote, `${remote.title} does not export a Feature component.`);
+    throw new RemoteLoadError(remote, 'invalid', `${remote.title} does not export a Feature component.`);
   }
   return module;
 };
+
+function toLoadError(remote: RemoteDescriptor, error: unknown): RemoteLoadError {
+  if (error instanceof RemoteLoadError) return error;
+  if (error instanceof RemoteRefusedError) {
+    return new RemoteLoadError(remote, 'refused', `${remote.title} was not loaded: ${error.reason}.`, {
+      cause: error,
+    });
+  }
+  const unverifiable = (url: string) =>
+    new RemoteLoadError(
+      remote,
+      'download',
+      `${remote.title} could not be loaded from ${url}: the file is unreachable or is not the one ` +
+        'its release recorded.',
+      { cause: error },
+    );
+  if (error instanceof EntryScriptError) return unverifiable(error.url);
+  // A chunk the remote's own runtime loads with the hash its verified remoteEntry.js holds.
+  const chunk = error as { name?: unknown; request?: unknown } | null;
+  if (chunk?.name === 'ChunkLoadError' && typeof chunk.request === 'string') {
+    return unverifiable(chunk.request);
+  }
+  return new RemoteLoadError(
+    remote,
+    'download',
+    `${remote.title} could not be downloaded from ${remote.entry}.`,
+    {
+      cause: error,
+    },
+  );
+}

@@ -3,7 +3,7 @@ import type { FeatureProps, RemoteDescriptor, RemoteModule } from '@atrium/sdk';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FeatureLoader } from './federation';
-import { RemoteLoadError } from './federation';
+import { RemoteLoadError } from './remote-load-error';
 import { RemoteSlot } from './remote-slot';
 
 const profile: RemoteDescriptor = {
@@ -13,8 +13,8 @@ const profile: RemoteDescriptor = {
   navOrder: 10,
   version: '1.0.0',
   entry: 'http://remotes.test/profile/1.0.0/mf-manifest.json',
-  integrity: 'sha384-profile',
-  manifestIntegrity: 'sha384-profile-manifest',
+  integrity: `sha384-${'a'.repeat(64)}`,
+  manifestIntegrity: `sha384-${'b'.repeat(64)}`,
 };
 const TIMEOUT = 10_000;
 
@@ -44,7 +44,7 @@ describe('RemoteSlot', () => {
   it('shows an error with Retry when the remote cannot be downloaded, and loads again on Retry', async () => {
     const load = vi
       .fn<FeatureLoader>()
-      .mockRejectedValueOnce(new RemoteLoadError(profile, 'Profile could not be downloaded.'))
+      .mockRejectedValueOnce(new RemoteLoadError(profile, 'download', 'Profile could not be downloaded.'))
       .mockResolvedValueOnce({ Feature: Working });
     render(<RemoteSlot remote={profile} timeoutMs={TIMEOUT} load={load} />);
 

@@ -48,9 +48,6 @@ export function parseRemotes(raw: unknown, source: string): RemoteDescriptor[] {
     if (typeof path !== 'string' || !/^\/[^/]/.test(path)) bad.push('path');
     if (typeof version !== 'string' || version === '') bad.push('version');
     if (typeof url !== 'string' || !URL.canParse(url)) bad.push('entry');
-    // The registry serves only releases with both hashes; one without them could not be checked.
-    if (typeof integrity !== 'string') bad.push('integrity');
-    if (typeof manifestIntegrity !== 'string') bad.push('manifestIntegrity');
     if (bad.length > 0) {
       console.warn(`Ignoring item ${index} of ${source}: invalid ${bad.join(', ')}`);
       return [];
@@ -63,8 +60,10 @@ export function parseRemotes(raw: unknown, source: string): RemoteDescriptor[] {
         navOrder: typeof navOrder === 'number' ? navOrder : 0,
         version: version as string,
         entry: url as string,
-        integrity: integrity as string,
-        manifestIntegrity: manifestIntegrity as string,
+        // A missing hash keeps the item listed: its slot then says that the registry did not vouch for it
+        // (the loader refuses an empty hash), instead of the feature silently disappearing.
+        integrity: typeof integrity === 'string' ? integrity : '',
+        manifestIntegrity: typeof manifestIntegrity === 'string' ? manifestIntegrity : '',
       },
     ];
   });

@@ -1,0 +1,192 @@
+import type { RemoteDescriptor } from '@atrium/sdk';
+import { RemoteLoadError } from './remote-load-error';
+
+/** What the shell may run of a release: one classic script, pinned by the registry's hash. */
+export interface VerifiedRelease {
+  /** The remote's name, which is also the global its container defines. */
+  readonly name: string;
+  /** Absolute URL of the release's remoteEntry.js, inside the manifest's own folder. */
+  readonly entryUrl: string;
+  /** The registry's SRI hash of that file. */
+  readonly integrity: string;
+  /**
+   * The files the manifest lists for the remote's exposed modules (chunks, CSS), absolute and inside the
+   * release folder. Informational: they load only with the hashes the entry holds.
+   */
+  readonly assets: readonly string[];
+}
+
+// W3C Subresource Integrity: one hash, the algorithms browsers support, base64 digest.
+const SRI = /^(sha256|sha384|sha512)-([A-Za-z0-9+/]{43,86}={0,2})$/;
+const DIGEST_ALGORITHM = { sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' } as const;
+
+/** Whether `value` is a single well-formed SRI hash such as `sha384-<base64>`. */
+export function isIntegrity(value: string): boolean {
+  return SRI.test(value);
+}
+
+/**
+ * Whether `bytes` have the SRI hash `integrity`, computed with Web Crypto. A malformed hash matches nothing.
+ */
+export async function matchesIntegrity(bytes: ArrayBuffer, integrity: string): Promise<boolean> {
+  const match = SRI.exec(integrity);
+  if (match === null) return false;
+  const [, algorithm, expected] = match as unknown as [string, keyof typeof DIGEST_ALGORITHM, string];
+  const digest = new Uint8Array(await crypto.subtle.digest(DIGEST_ALGORITHM[algorithm], bytes));
+  let binary = '';
+  for (const byte of digest) binary += String.fromCharCode(byte);
+  return btoa(binary) === expected;
+}
+
+// Entry types that are classic scripts defining a global container; `module`/`esm` would be import()ed,
+// `system` run through SystemJS, and neither can carry an integrity attribute the way the shell loads them.
+const CLASSIC_ENTRY_TYPES: ReadonlySet<unknown> = new Set(['global', 'var']);
+// A path below the release folder: plain segments, none starting with a dot, no `%` escapes.
+const RELEASE_FILE = /^(?:[\w~+-][\w.~+-]*\/)*[\w~+-][\w.~+-]*$/;
+
+/**
+ * Checks what a verified manifest names and returns the URL of the one script the shell will run, or why
+ * it must not run. The entry must be a classic script (`global` or `var`), resolved like the runtime would
+ * (`publicPath: 'auto'`: beside the manifest) to a `.js` file in the manifest's own folder on its own
+ * origin, defining the container global named after the remote.
+ */
+export function manifestEntry(
+  manifest: unknown,
+  manifestUrl: string,
+  remoteName: string,
+): { readonly entryUrl: string } | { readonly problem: string } {
+  const metaData = isRecord(manifest) ? manifest.metaData : undefined;
+  if (!isRecord(metaData) || !isRecord(metaData.remoteEntry)) {
+    return { problem: 'it is not a Module Federation manifest (no metaData.remoteEntry)' };
+  }
+  const { name, path = '', type } = metaData.remoteEntry;
+  if (!CLASSIC_ENTRY_TYPES.has(type)) {
+    return {
+      problem: `its entry is of type ${JSON.stringify(type)}; only classic scripts (global or var) are run`,
+    };
+  }
+  if (metaData.publicPath !== 'auto' || 'getPublicPath' in metaData) {
+    return { problem: "it does not load its files from its own folder (publicPath must be 'auto')" };
+  }
+  if (metaData.globalName !== remoteName) {
+    return {
+      problem: `its container global is ${JSON.stringify(metaData.globalName)}, not "${remoteName}"`,
+    };
+  }
+  if (typeof name !== 'string' || typeof path !== 'string') {
+    return { problem: 'it names no entry file' };
+  }
+  const base = new URL(manifestUrl);
+  const relative = path.replace(/^\.\//, '').replace(/\/+$/, '');
+  const entry = inReleaseFolder(relative === '' ? name : `${relative}/${name}`, base);
+  if (entry === undefined) {
+    return {
+      problem: `its entry ${JSON.stringify(relative === '' ? name : `${path}/${name}`)} is outside the release folder ${folderOf(base)}`,
+    };
+  }
+  return { entryUrl: entry };
+}
+
+/**
+ * Fetches a release's `mf-manifest.json`, checks that its bytes are exactly those the registry hashed at
+ * publish (`manifestIntegrity`) and what it names ({@link manifestEntry}), and returns the one script the
+ * shell may run with the registry's hash of it. Nothing of the manifest is used before the check.
+ *
+ * @param reload - bypass the HTTP cache (Retry after the store was repaired).
+ * @throws {@link RemoteLoadError} `download` when the manifest cannot be fetched, `refused` otherwise.
+ */
+export async function verifyRelease(
+  remote: RemoteDescriptor,
+  { reload }: { readonly reload: boolean },
+): Promise<VerifiedRelease> {
+  const refuse = (reason: string) =>
+    new RemoteLoadError(remote, 'refused', `${remote.title} was not loaded: ${reason}.`);
+  if (!isIntegrity(remote.manifestIntegrity)) {
+    throw refuse('the registry recorded no valid hash of its manifest');
+  }
+  if (!isIntegrity(remote.integrity)) {
+    throw refuse('the registry recorded no valid hash of its remoteEntry.js');
+  }
+  const unreachable = (detail: string, cause?: unknown) =>
+    new RemoteLoadError(
+      remote,
+      'download',
+      `${remote.title} could not be downloaded from ${remote.entry}${detail}.`,
+      { cause },
+    );
+  let bytes: ArrayBuffer;
+  try {
+    const response = await fetch(remote.entry, {
+      mode: 'cors',
+      credentials: 'omit',
+      cache: reload ? 'reload' : 'no-cache',
+    });
+    if (!response.ok) throw unreachable(` (HTTP ${response.status})`);
+    bytes = await response.arrayBuffer();
+  } catch (error) {
+    throw error instanceof RemoteLoadError ? error : unreachable('', error);
+  }
+  if (!(await matchesIntegrity(bytes, remote.manifestIntegrity))) {
+    throw refuse(`its manifest (${remote.entry}) is not the one the registry recorded at publish`);
+  }
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw refuse(`its manifest (${remote.entry}) is not JSON`);
+  }
+  const checked = manifestEntry(manifest, remote.entry, remote.name);
+  if ('problem' in checked) throw refuse(`its manifest (${remote.entry}) is refused: ${checked.problem}`);
+  return {
+    name: remote.name,
+    entryUrl: checked.entryUrl,
+    integrity: remote.integrity,
+    assets: listedAssets(manifest, new URL(remote.entry)),
+  };
+}
+
+/** The URL of the manifest's folder, e.g. `https://cdn.example/profile/1.0.0/`. */
+function folderOf(manifestUrl: URL): string {
+  return new URL('./', manifestUrl).href;
+}
+
+/**
+ * `reference` resolved against the manifest URL, if that is a `.js` or `.css` file in the manifest's folder
+ * on its origin: plain segments, none starting with a dot, no escapes (a %2F or %2E%2E that the URL parser
+ * keeps but a server might decode), no query or fragment.
+ */
+function inReleaseFolder(reference: string, manifestUrl: URL, extension = /\.js$/): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(reference, manifestUrl);
+  } catch {
+    return undefined;
+  }
+  const folder = folderOf(manifestUrl);
+  const inside =
+    url.href.startsWith(folder) &&
+    url.search === '' &&
+    url.hash === '' &&
+    RELEASE_FILE.test(url.href.slice(folder.length)) &&
+    extension.test(url.pathname);
+  return inside ? url.href : undefined;
+}
+
+/** The chunk and CSS files the manifest lists for its exposed modules that lie inside the release folder. */
+function listedAssets(manifest: unknown, manifestUrl: URL): string[] {
+  const list = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
+  const names = list(isRecord(manifest) ? manifest.exposes : undefined).flatMap((expose) => {
+    const assets = isRecord(expose) && isRecord(expose.assets) ? expose.assets : {};
+    return [assets.js, assets.css].flatMap((kind) =>
+      isRecord(kind) ? [...list(kind.sync), ...list(kind.async)] : [],
+    );
+  });
+  const urls = names.map((name) =>
+    typeof name === 'string' ? inReleaseFolder(name, manifestUrl, /\.(?:js|css)$/) : undefined,
+  );
+  return [...new Set(urls.filter((url) => url !== undefined))];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,38 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { parseRemotes } from './remotes-list';
+
+const item = {
+  name: 'profile',
+  title: 'Profile',
+  path: '/profile',
+  navOrder: 10,
+  version: '1.0.0',
+  entry: 'http://releases.test/profile/1.0.0/mf-manifest.json',
+  integrity: `sha384-${'e'.repeat(64)}`,
+  manifestIntegrity: `sha384-${'m'.repeat(64)}`,
+};
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('parseRemotes', () => {
+  it("keeps the registry's hashes of each release", () => {
+    expect(parseRemotes({ remotes: [item] }, 'test')).toEqual([item]);
+  });
+
+  it('keeps a release listed without hashes, with empty ones its slot refuses, so the person is told why', () => {
+    const { integrity: _integrity, manifestIntegrity: _manifestIntegrity, ...unhashed } = item;
+
+    expect(parseRemotes({ remotes: [{ ...unhashed, integrity: null }] }, 'test')).toEqual([
+      { ...item, integrity: '', manifestIntegrity: '' },
+    ]);
+  });
+
+  it('leaves out an item that names no valid manifest URL', () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+
+    expect(parseRemotes({ remotes: [{ ...item, entry: 'not a url' }] }, 'test')).toEqual([]);
+    expect(console.warn).toHaveBeenCalledWith('Ignoring item 0 of test: invalid entry');
+  });
+});
