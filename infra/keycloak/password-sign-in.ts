@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
 export interface SignInOptions {
   /** Realm issuer, e.g. `http://localhost:8080/realms/atrium`. */
@@ -11,6 +12,33 @@ export interface SignInOptions {
   redirectUri?: string;
   /** Default `openid`. */
   scope?: string;
+  /** Default true. False redeems the code without a DPoP proof (to show that Keycloak refuses that). */
+  dpop?: boolean;
+}
+
+/**
+ * The ES256 key pair the tokens are bound to (DPoP, RFC 9449), as a browser would keep it: a test signs a
+ * proof with `privateKey` (header `jwk` = `publicJwk`) for every API call it makes with the access token.
+ */
+export interface DpopKeyPair {
+  readonly privateKey: CryptoKey;
+  readonly publicJwk: JWK;
+  /** RFC 7638 thumbprint of `publicJwk`: the access token's `cnf.jkt`. */
+  readonly jkt: string;
+}
+
+/** A fresh ES256 key pair for DPoP. */
+export async function generateDpopKeyPair(): Promise<DpopKeyPair> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const publicJwk = await exportJWK(publicKey);
+  return { privateKey, publicJwk, jkt: await calculateJwkThumbprint(publicJwk, 'sha256') };
+}
+
+/** A DPoP proof (RFC 9449 §4.2) for one request to the authorization server (no access token, so no `ath`). */
+export function tokenRequestProof(key: DpopKeyPair, htu: string): Promise<string> {
+  return new SignJWT({ htm: 'POST', htu, jti: randomUUID(), iat: Math.floor(Date.now() / 1000) })
+    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.publicJwk })
+    .sign(key.privateKey);
 }
 
 /** Tokens from the token endpoint. */
@@ -19,8 +47,11 @@ export interface SignInTokens {
   id_token: string;
   refresh_token?: string;
   expires_in: number;
+  /** `DPoP` for the atrium-shell client: the tokens are bound to {@link SignInTokens.dpop}. */
   token_type: string;
   scope: string;
+  /** The key the tokens are bound to; proofs for API calls are signed with it. */
+  dpop: DpopKeyPair;
 }
 
 /** Thrown when Keycloak shows a page instead of redirecting back: wrong password, or a required action. */
@@ -36,8 +67,10 @@ export class SignInError extends Error {
 
 /**
  * Signs a user in through the same Authorization Code + PKCE (S256) flow as the shell, by submitting
- * Keycloak's login form over plain HTTP, and returns the tokens. For integration tests and scripts that need
- * a real user's token: the realm deliberately offers no password grant (direct access grants are off).
+ * Keycloak's login form over plain HTTP, and redeems the code with a DPoP proof of a fresh ES256 key, as the
+ * shell does (atrium-shell requires DPoP-bound tokens). Returns the tokens and that key. For integration
+ * tests and scripts that need a real user's token: the realm deliberately offers no password grant (direct
+ * access grants are off).
  */
 export async function signInWithPassword(options: SignInOptions): Promise<SignInTokens> {
   const clientId = options.clientId ?? 'atrium-shell';
@@ -94,9 +127,14 @@ export async function signInWithPassword(options: SignInOptions): Promise<SignIn
   const code = callback.searchParams.get('code');
   if (!code) throw new SignInError(`No code in the callback: ${callback.search}`, 'callback');
 
-  const tokenResponse = await fetch(`${options.issuer}/protocol/openid-connect/token`, {
+  const dpop = await generateDpopKeyPair();
+  const tokenEndpoint = `${options.issuer}/protocol/openid-connect/token`;
+  const tokenResponse = await fetch(tokenEndpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(options.dpop === false ? {} : { dpop: await tokenRequestProof(dpop, tokenEndpoint) }),
+    },
     body: new URLSearchParams({
       grant_type: 'authorization_code',
       code,
@@ -105,14 +143,17 @@ export async function signInWithPassword(options: SignInOptions): Promise<SignIn
       code_verifier: verifier,
     }),
   });
-  const body = (await tokenResponse.json()) as SignInTokens & { error?: string; error_description?: string };
+  const body = (await tokenResponse.json()) as Omit<SignInTokens, 'dpop'> & {
+    error?: string;
+    error_description?: string;
+  };
   if (!tokenResponse.ok) {
     throw new SignInError(
       `The token endpoint refused the code: ${body.error} ${body.error_description ?? ''}`,
       'token',
     );
   }
-  return body;
+  return { ...body, dpop };
 }
 
 /** The `action` of the first form on a Keycloak page, HTML entities decoded. */

@@ -1,5 +1,10 @@
 import { describe, expect, inject, it } from 'vitest';
-import { signInWithPassword, SignInError } from './password-sign-in.ts';
+import {
+  generateDpopKeyPair,
+  signInWithPassword,
+  SignInError,
+  tokenRequestProof,
+} from './password-sign-in.ts';
 
 const issuer = inject('oidcIssuerUrl');
 const tokenEndpoint = `${issuer}/protocol/openid-connect/token`;
@@ -43,6 +48,17 @@ describe('the atrium realm on a real Keycloak', () => {
     expect(tokens.refresh_token).toBeTruthy();
   });
 
+  it("binds atrium-shell's tokens to the key of the DPoP proof it redeemed the code with", async () => {
+    const tokens = await signInWithPassword({ issuer, username: 'alice', password: 'alice' });
+    expect(tokens.token_type).toBe('DPoP');
+    expect(decodeJwt(tokens.access_token).payload.cnf).toMatchObject({ jkt: tokens.dpop.jkt });
+  });
+
+  it('refuses to redeem an atrium-shell code without a DPoP proof', async () => {
+    const attempt = signInWithPassword({ issuer, username: 'alice', password: 'alice', dpop: false });
+    await expect(attempt).rejects.toMatchObject({ page: 'token' });
+  });
+
   it('gives ada both Atrium roles and nothing else from the realm', async () => {
     const tokens = await signInWithPassword({ issuer, username: 'ada', password: 'ada' });
     const roles = (decodeJwt(tokens.access_token).payload.realm_access as { roles: string[] }).roles;
@@ -56,11 +72,16 @@ describe('the atrium realm on a real Keycloak', () => {
   });
 
   it('refuses the password grant and an authorization request without PKCE', async () => {
-    const passwordGrant = await postForm(tokenEndpoint, {
-      grant_type: 'password',
-      client_id: 'atrium-shell',
-      username: 'alice',
-      password: 'alice',
+    // With a DPoP proof, so that the refusal is about the grant, not the missing proof.
+    const passwordGrant = await fetch(tokenEndpoint, {
+      method: 'POST',
+      headers: { dpop: await tokenRequestProof(await generateDpopKeyPair(), tokenEndpoint) },
+      body: new URLSearchParams({
+        grant_type: 'password',
+        client_id: 'atrium-shell',
+        username: 'alice',
+        password: 'alice',
+      }),
     });
     expect(passwordGrant.ok).toBe(false);
     expect(((await passwordGrant.json()) as { error: string }).error).toBe('unauthorized_client');

@@ -61,6 +61,8 @@ if (mode === 'bare') {
     OIDC_ISSUER_URL: issuer,
     DATABASE_URL: `sqlite:${sqlite}`,
     PORT: port,
+    // The URL the load generator's DPoP proofs name (htu), set by bench.ts.
+    API_PUBLIC_URL: process.env['API_PUBLIC_URL'],
   });
   await migrateDatabase(config.database);
   // The production configuration: LOG_LEVEL and everything else at their defaults.

@@ -1,6 +1,7 @@
 // `npm run bench --workspace services/api`: a benchmark, not a test. See docs/adr/0006-api-benchmark.md.
 //
-// Starts, against a locally minted issuer, (a) the API with authentication, (b) the same API with token
+// Starts, against a locally minted issuer, (a) the API with authentication (a DPoP-bound token and a fresh
+// DPoP proof per request, as the browser sends), (b) the same API with token
 // checking replaced by a fixed caller, and (d) bare Fastify; (c) is the API's public JSON route. Servers
 // run pinned to core 0, the load generator (autocannon, one long-lived process) to core 1. After a warm-up,
 // ROUNDS interleaved rounds measure each target for DURATION seconds. Each ratio is the median over the
@@ -8,12 +9,15 @@
 // or slowing down between rounds cancels out. Any non-2xx response or error fails the run, and so does a
 // difference between the answers of (c) and (d) other than per-response values (date, request id).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { calculateJwkThumbprint } from 'jose';
 import { startLocalIssuer } from '../test/local-issuer.ts';
+import { type ProofRecipe, proofSigner } from './dpop-proofs.ts';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 9);
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 3);
@@ -24,8 +28,26 @@ const pinned = (core: number, command: string[]) =>
   haveTaskset ? ['taskset', '-c', String(core), ...command] : command;
 
 const scratch = mkdtempSync(join(tmpdir(), 'atrium-bench-'));
+const ports = { api: 39_171, noAuth: 39_172, bare: 39_173 };
 const issuer = await startLocalIssuer();
-const token = await issuer.mint({ expiresIn: '1h' });
+// The browser's DPoP key and a token bound to it (cnf.jkt), as atrium-shell's tokens are.
+const dpopKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+const { kty, crv, x, y } = dpopKey;
+const token = await issuer.mint({
+  expiresIn: '1h',
+  claims: { cnf: { jkt: await calculateJwkThumbprint({ kty, crv, x, y }) } },
+});
+const proofRecipe: ProofRecipe = {
+  privateJwk: dpopKey,
+  htm: 'GET',
+  htu: `http://127.0.0.1:${ports.api}/api/me`,
+  accessToken: token,
+};
+const freshProof = proofSigner(proofRecipe);
+// A pool too small would make the generator sign during the measurement: sized for well above the rate
+// measured last time for the target.
+const POOL_HEADROOM = 1.5;
+const MIN_POOL = 20_000;
 const children: ChildProcess[] = [];
 
 function startServer(mode: string, port: number): Promise<number> {
@@ -37,7 +59,11 @@ function startServer(mode: string, port: number): Promise<number> {
     issuer.issuer,
     join(scratch, `${mode}.db`),
   ]);
-  const child = spawn(command as string, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  // bench-server reads API_PUBLIC_URL from its environment: DPoP proofs name http://127.0.0.1:<port>.
+  const child = spawn(command as string, args, {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, API_PUBLIC_URL: `http://127.0.0.1:${port}` },
+  });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -47,11 +73,11 @@ function startServer(mode: string, port: number): Promise<number> {
   });
 }
 
-async function waitUntil(url: string, headers: Record<string, string> = {}): Promise<void> {
+async function waitUntil(url: string, headers: () => Record<string, string> = () => ({})): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     try {
-      if ((await fetch(url, { headers })).ok) return;
+      if ((await fetch(url, { headers: headers() })).ok) return;
     } catch {
       // not up yet
     }
@@ -90,13 +116,28 @@ function startLoadGenerator() {
     throw new Error(`load generator exited with ${code}`);
   });
   exited.catch(() => undefined); // raced below; unobserved once the run is over
+  const lastRate = new Map<Target, number>();
   return async (target: Target, seconds: number): Promise<number> => {
-    const headers = target.authenticated ? { authorization: `Bearer ${token}` } : {};
-    child.stdin.write(`${JSON.stringify({ url: target.url, seconds, connections: CONNECTIONS, headers })}\n`);
+    const headers = target.authenticated ? { authorization: `DPoP ${token}` } : {};
+    const pool = Math.max(MIN_POOL, Math.ceil((lastRate.get(target) ?? 0) * seconds * POOL_HEADROOM));
+    const dpop = target.authenticated ? { ...proofRecipe, pool } : undefined;
+    child.stdin.write(
+      `${JSON.stringify({ url: target.url, seconds, connections: CONNECTIONS, headers, dpop })}\n`,
+    );
     const answer = await Promise.race([answers.next(), exited]);
     if (answer.done) throw new Error('the load generator stopped answering');
-    const result = JSON.parse(answer.value) as { requestsPerSecond: number; failures: number };
+    const result = JSON.parse(answer.value) as {
+      requestsPerSecond: number;
+      failures: number;
+      signedDuringMeasurement: number;
+    };
     if (result.failures) throw new Error(`${target.label}: ${result.failures} non-2xx responses or errors`);
+    if (result.signedDuringMeasurement) {
+      console.log(
+        `${target.label}: pool ran dry, ${result.signedDuringMeasurement} proofs signed while measuring`,
+      );
+    }
+    lastRate.set(target, result.requestsPerSecond);
     return result.requestsPerSecond;
   };
 }
@@ -126,13 +167,23 @@ const median = (values: number[]) => {
 };
 
 try {
-  const ports = { api: 39_171, noAuth: 39_172, bare: 39_173 };
+  // The proof check alone, on the servers' core while it is still idle (bench/proof-cost.ts).
+  const [costCommand, ...costArgs] = pinned(0, [process.execPath, join(here, 'proof-cost.ts')]);
+  const cost = spawnSync(costCommand as string, costArgs, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (cost.status !== 0) throw new Error(`proof-cost.ts exited with ${cost.status}`);
+  console.log(cost.stdout.trim());
   const [apiPid, noAuthPid, barePid] = await Promise.all([
     startServer('api', ports.api),
     startServer('api-no-auth', ports.noAuth),
     startServer('bare', ports.bare),
   ]);
-  await waitUntil(`http://127.0.0.1:${ports.api}/api/me`, { authorization: `Bearer ${token}` });
+  await waitUntil(`http://127.0.0.1:${ports.api}/api/me`, () => ({
+    authorization: `DPoP ${token}`,
+    dpop: freshProof(),
+  }));
   await waitUntil(`http://127.0.0.1:${ports.noAuth}/api/me`);
   await assertSameAnswer(
     `http://127.0.0.1:${ports.api}/api/health/live`,
@@ -140,7 +191,7 @@ try {
   );
   const targets: Target[] = [
     {
-      label: 'a: GET /api/me, authenticated',
+      label: 'a: GET /api/me, authenticated (DPoP)',
       url: `http://127.0.0.1:${ports.api}/api/me`,
       authenticated: true,
       pid: apiPid,

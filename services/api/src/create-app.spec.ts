@@ -30,7 +30,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
     await issuer?.close();
   });
 
-  it('serves an OpenAPI 3.1 document describing every route with the bearer scheme', async () => {
+  it('serves an OpenAPI 3.1 document describing every route with the bearer and DPoP schemes', async () => {
     const response = await api.request({ url: '/api/docs-json' });
     expect(response.statusCode).toBe(200);
     const document = response.json<{
@@ -43,6 +43,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
     }>();
     expect(document.openapi).toBe('3.1.0');
     expect(document.components.securitySchemes['bearer']).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.components.securitySchemes['dpop']).toMatchObject({ type: 'http', scheme: 'DPoP' });
     expect(Object.keys(document.paths).sort()).toEqual(
       [
         '/api/admin/remotes',
@@ -57,7 +58,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
       ].sort(),
     );
     const publish = document.paths['/api/remotes/{name}/versions']?.['post'];
-    expect(publish?.security).toEqual([{ bearer: [] }]);
+    expect(publish?.security).toEqual(expect.arrayContaining([{ bearer: [] }, { dpop: [] }]));
     expect(JSON.stringify(publish?.requestBody)).toContain('#/components/schemas/PublishVersion');
     expect(JSON.stringify(document.components.schemas['PublishVersion'])).toContain('manifestUrl');
     expect(Object.keys(publish?.responses ?? {})).toEqual(

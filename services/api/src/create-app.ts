@@ -12,7 +12,12 @@ import {
 } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
-import { BEARER_SCHEME, problemComponent, toOpenApiSchema } from './common/openapi/api-docs.decorators.js';
+import {
+  BEARER_SCHEME,
+  DPOP_SCHEME,
+  problemComponent,
+  toOpenApiSchema,
+} from './common/openapi/api-docs.decorators.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
 import { setResponseHeaders } from './common/http/response-headers.js';
 import { createRootLogger, PinoNestLogger, requestIdOf } from './common/logging/logger.js';
@@ -116,11 +121,19 @@ function setUpOpenApi(app: NestFastifyApplication): void {
     .setOpenAPIVersion('3.1.0')
     .setTitle('Atrium API')
     .setDescription(
-      'Profiles and the registry of remotes. Every route except /api/health/* needs a Keycloak access token ' +
-        '(Authorization: Bearer). Errors are RFC 9457 problem+json documents with a stable `code`, listed in docs/errors.md.',
+      'Profiles and the registry of remotes. Every route except /api/health/* needs a Keycloak access token: ' +
+        'a DPoP-bound one (people) as Authorization: DPoP with a fresh DPoP proof header per request (RFC 9449), ' +
+        'an unbound one (machine clients) as Authorization: Bearer. Errors are RFC 9457 problem+json documents ' +
+        'with a stable `code`, listed in docs/errors.md.',
     )
     .setVersion('1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SCHEME)
+    .addSecurity(DPOP_SCHEME, {
+      type: 'http',
+      scheme: 'DPoP',
+      description:
+        'A DPoP-bound access token with a DPoP proof header (htu: API_PUBLIC_URL + path), RFC 9449',
+    })
     .build();
   const document = SwaggerModule.createDocument(app, base, {
     standardSchemaConverter: (schema, { schemaType }) => toOpenApiSchema(schema, schemaType),

@@ -1,4 +1,7 @@
+import type { webcrypto } from 'node:crypto';
+import type { JWK } from 'jose';
 import pg from 'pg';
+import { type BoundToken, dpopKeyFrom } from './dpop-key.js';
 
 // Mirrors the keys infra/testing/integration-setup.ts provides (that file belongs to the infra project).
 declare module 'vitest' {
@@ -58,18 +61,22 @@ export function databaseUrlFor(adminUrl: string, name: string): string {
 }
 
 /**
- * A real user's access token from Keycloak (Authorization Code + PKCE through the login form), using the
- * infra helper. Imported by path at run time: infra is not a package, and its file is outside this
- * project's TypeScript root.
+ * A real user's DPoP-bound access token from Keycloak (Authorization Code + PKCE through the login form,
+ * the code redeemed with a DPoP proof), with the key it is bound to, using the infra helper. Imported by
+ * path at run time: infra is not a package, and its file is outside this project's TypeScript root.
  */
-export async function signIn(issuer: string, username: string, password: string): Promise<string> {
+export async function signIn(issuer: string, username: string, password: string): Promise<BoundToken> {
   const helper = new URL('../../../infra/keycloak/password-sign-in.ts', import.meta.url).href;
   const { signInWithPassword } = (await import(/* @vite-ignore */ helper)) as {
     signInWithPassword: (options: {
       issuer: string;
       username: string;
       password: string;
-    }) => Promise<{ access_token: string }>;
+    }) => Promise<{ access_token: string; dpop: { privateKey: webcrypto.CryptoKey; publicJwk: JWK } }>;
   };
-  return (await signInWithPassword({ issuer, username, password })).access_token;
+  const tokens = await signInWithPassword({ issuer, username, password });
+  return {
+    accessToken: tokens.access_token,
+    dpop: await dpopKeyFrom(tokens.dpop.privateKey, tokens.dpop.publicJwk),
+  };
 }

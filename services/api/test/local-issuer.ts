@@ -36,8 +36,11 @@ export interface LocalIssuer {
   signRaw384(): string;
   /** Signs a header and a raw (possibly non-object) JSON payload. */
   signRawPayload(header: Record<string, unknown>, payloadJson: string): string;
-  /** Publishes a new key and signs with it from now on; `retireOld` drops the previous keys from the JWKS. */
-  rotate(options?: { retireOld?: boolean }): Promise<string>;
+  /**
+   * Publishes a new key and signs with it from now on; `retireOld` drops the previous keys from the JWKS;
+   * `kid` publishes it under an existing key id instead of a new one (other key material, same name).
+   */
+  rotate(options?: { retireOld?: boolean; kid?: string }): Promise<string>;
   /** While false, the discovery and JWKS endpoints answer 503 (the issuer is "down"). */
   setAvailable(available: boolean): void;
   close(): Promise<void>;
@@ -117,10 +120,11 @@ export async function startLocalIssuer(
         current().privateKey,
       );
     },
-    async rotate({ retireOld = false } = {}) {
-      // Numbered by keys ever made, not keys published: a retired key's kid is never reused.
+    async rotate({ retireOld = false, kid: reusedKid }: { retireOld?: boolean; kid?: string } = {}) {
+      // Numbered by keys ever made, not keys published: a retired key's kid is never reused by accident.
       keysMade += 1;
-      const kid = `test-key-${keysMade}`;
+      const kid = reusedKid ?? `test-key-${keysMade}`;
+      if (reusedKid) keys.splice(0, keys.length, ...keys.filter((key) => key.kid !== reusedKid));
       await addKey(kid);
       if (retireOld) keys.splice(0, keys.length - 1);
       return kid;

@@ -31,6 +31,7 @@ const MAX_JTI_LENGTH = 128;
 const MIN_RSA_MODULUS_CHARACTERS = Math.ceil((2048 / 8) * (4 / 3)); // 2048 bits in base64url
 // Distinct client keys whose import and thumbprint are kept; a browser keeps its key for a session.
 const MAX_KEYS = 10_000;
+const ANOTHER_KEY = 'the proof is signed with another key than the one the token is bound to';
 
 /** What a proof must match: the request it came with and the token it accompanies. */
 export interface ProofExpectations {
@@ -85,12 +86,7 @@ export class DpopProofVerifier {
   async verify(proofHeader: string | string[] | undefined, expected: ProofExpectations): Promise<void> {
     const proof = singleProof(proofHeader);
     const header = readProofHeader(proof);
-    const clientKey = await this.clientKey(header.jwk, header.alg);
-    if (clientKey.thumbprint !== expected.jkt) {
-      throw new InvalidDpopProofError(
-        'the proof is signed with another key than the one the token is bound to',
-      );
-    }
+    const clientKey = await this.boundKey(header.jwk, header.alg, expected.jkt);
     let claims: Record<string, unknown>;
     try {
       ({ payload: claims } = await jwtVerify(proof, clientKey.key, {
@@ -124,16 +120,31 @@ export class DpopProofVerifier {
     }
   }
 
-  private async clientKey(jwk: JWK, alg: (typeof DPOP_ALGORITHMS)[number]): Promise<ClientKey> {
+  /**
+   * The proof's key, imported, when its thumbprint is the token's `jkt`. Only such keys are imported and
+   * kept (once per distinct key): a proof with any other key is refused after one hash, and never fills the
+   * cache.
+   */
+  private async boundKey(jwk: JWK, alg: (typeof DPOP_ALGORITHMS)[number], jkt: string): Promise<ClientKey> {
     // RFC 7638's thumbprint input (the required members, sorted) identifies the public key exactly.
     const id = `${alg}:${thumbprintInput(jwk)}`;
     const known = this.keys.get(id);
-    if (known) return known;
+    if (known) {
+      if (known.thumbprint !== jkt) throw new InvalidDpopProofError(ANOTHER_KEY);
+      return known;
+    }
+    let thumbprint: string;
+    try {
+      thumbprint = await calculateJwkThumbprint(jwk, 'sha256');
+    } catch {
+      throw new InvalidDpopProofError(`the jwk in the proof's header is not a usable ${alg} public key`);
+    }
+    if (thumbprint !== jkt) throw new InvalidDpopProofError(ANOTHER_KEY);
     let entry: ClientKey;
     try {
       const key = await importJWK(jwk, alg);
       if (key instanceof Uint8Array) throw new Error('not an asymmetric key');
-      entry = { key, thumbprint: await calculateJwkThumbprint(jwk, 'sha256') };
+      entry = { key, thumbprint };
     } catch {
       throw new InvalidDpopProofError(`the jwk in the proof's header is not a usable ${alg} public key`);
     }

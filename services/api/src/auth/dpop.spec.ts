@@ -337,6 +337,21 @@ describe('verified tokens end with the key that verified them', () => {
     expect(refused.headers['www-authenticate']).toMatch(/^DPoP realm="atrium", error="invalid_token"/);
   });
 
+  it('refuses a cached token once other key material is published under its kid', async () => {
+    const token = await issuer.mint({ claims: { jti: randomBytes(8).toString('hex') } });
+    expect((await api.request({ url: '/api/me', token })).statusCode).toBe(200);
+    const kid = await issuer.rotate({ kid: issuer.kid });
+    offsetMs += 31_000;
+    expect(
+      (await api.request({ url: '/api/me', token: await issuer.mint({ header: { kid: 'unknown' } }) }))
+        .statusCode,
+    ).toBe(401);
+    expect((await api.request({ url: '/api/me', token })).statusCode).toBe(401);
+    expect(
+      (await api.request({ url: '/api/me', token: await issuer.mint({ useKid: kid }) })).statusCode,
+    ).toBe(200);
+  });
+
   it('keeps accepting tokens whose key is still published after a refresh', async () => {
     const token = await issuer.mint({ claims: { jti: randomBytes(8).toString('hex') } });
     expect((await api.request({ url: '/api/me', token })).statusCode).toBe(200);

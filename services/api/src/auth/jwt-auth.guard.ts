@@ -110,6 +110,8 @@ export class JwtAuthGuard extends AuthGuard(JWT_STRATEGY) {
     }
     const user = request.user;
     const verifiedBy = verifiedWith.get(request);
+    // Passport set the user; it only counts once the binding rules below have passed.
+    delete request.user;
     if (!accepted || !user || !verifiedBy) return false;
     this.cache.set(token, { user, ...verifiedBy });
     return this.admit(request, scheme, token, user);
@@ -142,6 +144,7 @@ export class JwtAuthGuard extends AuthGuard(JWT_STRATEGY) {
         return true;
       });
   }
+
   override handleRequest<TUser>(error: unknown, user: TUser | false, info: unknown): TUser {
     if (error)
       throw error instanceof DomainError ? error : new InvalidTokenError('the token could not be verified');

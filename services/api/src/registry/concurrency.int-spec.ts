@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
+import { authorizationFor, type BoundToken } from '../../test/dpop-key.js';
 import { adminQuery, countRows, fetchDeployerToken, signIn } from '../../test/integration-context.js';
+import { reservePort } from '../../test/local-issuer.js';
 
 const issuer = inject('oidcIssuerUrl');
 const databaseUrl = inject('databaseUrl');
@@ -18,13 +19,15 @@ describe('2,000 mixed requests at 32 concurrent connections on PostgreSQL', () =
   let api: TestApp;
   let base: string;
   let agent: Agent;
-  let tokens: { deployer: string; alice: string; ada: string };
+  let tokens: { deployer: string; alice: BoundToken; ada: BoundToken };
 
   beforeAll(async () => {
-    api = await createTestApp({ OIDC_ISSUER_URL: issuer, DATABASE_URL: databaseUrl });
+    const port = await reservePort();
+    base = `http://127.0.0.1:${port}`;
+    // Users' requests carry DPoP proofs whose htu names the URL they are sent to.
+    api = await createTestApp({ OIDC_ISSUER_URL: issuer, DATABASE_URL: databaseUrl, API_PUBLIC_URL: base });
     await api.waitForIssuer();
-    await api.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(api.app.getHttpServer().address() as AddressInfo).port}`;
+    await api.app.listen({ port, host: '127.0.0.1' });
     agent = new Agent({ connections: CONCURRENCY, pipelining: 1 });
     const [deployer, alice, ada] = await Promise.all([
       fetchDeployerToken(issuer),
@@ -51,12 +54,17 @@ describe('2,000 mixed requests at 32 concurrent connections on PostgreSQL', () =
     const acknowledgedThemes = { alice: new Set<string>(), ada: new Set<string>() };
     const statuses = new Map<number, number>();
 
-    const call = async (method: 'GET' | 'PUT' | 'POST', path: string, token: string, body?: unknown) => {
+    const call = async (
+      method: 'GET' | 'PUT' | 'POST',
+      path: string,
+      token: string | BoundToken,
+      body?: unknown,
+    ) => {
       const response = await request(`${base}${path}`, {
         method,
         dispatcher: agent,
         headers: {
-          authorization: `Bearer ${token}`,
+          ...(await authorizationFor(token, method, `${base}${path}`)),
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),

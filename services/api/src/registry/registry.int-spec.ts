@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { isDataException } from '../common/errors/database-data-errors.js';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
+import type { BoundToken } from '../../test/dpop-key.js';
 import { adminQuery, fetchDeployerToken, signIn } from '../../test/integration-context.js';
 import { RegistryService } from './registry.service.js';
 
@@ -21,8 +22,9 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
   const admins = `it-admins-${suffix}`;
   let api: TestApp;
   let deployer: string;
-  let alice: string;
-  let ada: string;
+  // Signed-in users hold DPoP-bound tokens; api.request sends them with a fresh proof per request.
+  let alice: BoundToken;
+  let ada: BoundToken;
 
   beforeAll(async () => {
     api = await createTestApp({ OIDC_ISSUER_URL: issuer, DATABASE_URL: databaseUrl });
@@ -43,11 +45,11 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
     );
   });
 
-  const publish = (name: string, body: Record<string, unknown>, token = deployer) =>
+  const publish = (name: string, body: Record<string, unknown>, token: string | BoundToken = deployer) =>
     api.request({ method: 'POST', url: `/api/remotes/${name}/versions`, token, body });
   const manifest = (name: string, version: string) =>
     `http://localhost:4100/${name}/${version}/mf-manifest.json`;
-  const names = async (token: string) =>
+  const names = async (token: BoundToken) =>
     (await api.request({ url: '/api/remotes', token })).json<ListBody>().remotes.map((remote) => remote.name);
 
   it('lets the deployer publish with its client-credentials token, recorded under its client identity', async () => {
@@ -99,7 +101,7 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
         })
       ).statusCode,
     ).toBe(201);
-    const activate = (version: string, token = ada) =>
+    const activate = (version: string, token: BoundToken = ada) =>
       api.request({ method: 'PUT', url: `/api/remotes/${open}/active`, token, body: { version } });
     expect((await activate('1.1.0', alice)).statusCode).toBe(403);
     expect((await activate('1.1.0')).json()).toMatchObject({ activeVersion: '1.1.0' });

@@ -25,6 +25,9 @@ export const REDACTED_PATHS = [
   'headers.authorization',
   'headers.cookie',
   'authorization',
+  // A DPoP proof is single-use, but until its jti is seen by every replica it could be replayed.
+  'req.headers.dpop',
+  'headers.dpop',
 ];
 
 /** The one pino logger of the process: JSON lines on stdout (or `destination` in tests). */

@@ -1,10 +1,12 @@
 import { applyDecorators, HttpCode } from '@nestjs/common';
-import { ApiBearerAuth, ApiResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue.js';
 
 /** Name of the bearer security scheme in the OpenAPI document. */
 export const BEARER_SCHEME = 'bearer';
+/** Name of the DPoP security scheme (RFC 9449: `Authorization: DPoP` with a `DPoP` proof header). */
+export const DPOP_SCHEME = 'dpop';
 
 const problemSchema = z
   .object({
@@ -31,6 +33,8 @@ export function ApiAuthenticated(...codes: ErrorCode[]): MethodDecorator & Class
   const all: ErrorCode[] = [
     'invalid_request',
     'unauthenticated',
+    'invalid_dpop_proof',
+    'dpop_required',
     'issuer_unavailable',
     'database_unavailable',
     ...codes,
@@ -41,7 +45,9 @@ export function ApiAuthenticated(...codes: ErrorCode[]): MethodDecorator & Class
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return applyDecorators(
+    // Either scheme: Bearer for unbound (machine) tokens, DPoP for bound ones (people).
     ApiBearerAuth(BEARER_SCHEME),
+    ApiSecurity(DPOP_SCHEME),
     ...[...byStatus].map(([status, statusCodes]) =>
       ApiResponse({
         status,
