@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 /// <reference types="node" />
 import { locks } from 'node:worker_threads';
+import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { UserManager, type User } from 'oidc-client-ts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -137,5 +138,39 @@ describe('SharedUserManager', () => {
 
     expect((await loadedInB)?.access_token).toBe('at-0');
     expect(tabB.signedOutElsewhere).toBe(false);
+  });
+
+  it('takes the session another tab signed in with while a renewal was refused, instead of ending it', async () => {
+    const [tabA, tabB] = [tabs[0]!, openTab()];
+    const replacement = keycloak.signedInUser('signed-in-again');
+    server.use(
+      http.post(keycloak.tokenEndpoint, async () => {
+        // Keycloak sees the other tab's new sign-in first, and refuses the refresh token this tab sent.
+        await tabB.storeUser(replacement);
+        return HttpResponse.json(
+          { error: 'invalid_grant', error_description: 'Stale token' },
+          { status: 400 },
+        );
+      }),
+    );
+
+    const renewed = await tabA.signinSilent();
+
+    expect(renewed?.access_token).toBe(replacement.access_token);
+    expect((await tabA.getUser())?.access_token).toBe(replacement.access_token);
+  });
+
+  it('still reports a refused renewal when no other session took its place', async () => {
+    const tab = tabs[0]!;
+    server.use(
+      http.post(keycloak.tokenEndpoint, () =>
+        HttpResponse.json(
+          { error: 'invalid_grant', error_description: 'Session not active' },
+          { status: 400 },
+        ),
+      ),
+    );
+
+    await expect(tab.signinSilent()).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 });

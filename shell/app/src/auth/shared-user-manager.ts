@@ -80,7 +80,16 @@ export class SharedUserManager extends UserManager {
         await this._events.load(stored);
         return stored;
       }
-      return super._useRefreshToken(args);
+      try {
+        return await super._useRefreshToken(args);
+      } catch (error) {
+        // A sign-in in another tab stores a new session without the lock, and makes Keycloak refuse the
+        // refresh token this renewal sent: the session is not over, it has just been replaced.
+        const replaced = await this._loadUser();
+        if (replaced === null || replaced.refresh_token === args.state.refresh_token) throw error;
+        await this._events.load(replaced);
+        return replaced;
+      }
     });
   }
 

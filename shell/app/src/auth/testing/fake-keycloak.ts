@@ -80,14 +80,14 @@ export function fakeKeycloak(origin: string = window.location.origin) {
     }),
   ];
 
-  /** A signed-in user as the shell stores it after the code exchange, holding refresh token `rt-0`. */
-  function signedInUser(): User {
-    unused.add('rt-0');
+  /** A signed-in user as the shell stores it after a code exchange, holding refresh token `rt-<session>`. */
+  function signedInUser(session = '0'): User {
+    unused.add(`rt-${session}`);
     const now = Math.floor(Date.now() / 1000);
     const profile = { iss: issuer, sub: 'alice-id', aud: 'atrium-shell', exp: now + 60, iat: now };
     return new User({
-      access_token: 'at-0',
-      refresh_token: 'rt-0',
+      access_token: `at-${session}`,
+      refresh_token: `rt-${session}`,
       id_token: unsignedJwt(profile),
       token_type: 'DPoP',
       scope: 'openid profile email',
