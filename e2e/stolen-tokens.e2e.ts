@@ -45,6 +45,15 @@ test('a refresh token copied out of the page is refused elsewhere and once spent
   );
   expect(withOwnKey.status).toBe(400);
   expect(withOwnKey.body.access_token).toBeUndefined();
+  // Refused for the reasons that matter (Keycloak 26.7's wording): no proof, then the wrong key.
+  expect(withoutProof.body).toMatchObject({
+    error: 'invalid_request',
+    error_description: 'DPoP proof is missing',
+  });
+  expect(withOwnKey.body).toMatchObject({
+    error: 'invalid_grant',
+    error_description: "DPoP confirmation doesn't match DPoP proof",
+  });
 
   // The person never noticed: the page renews with the same refresh token and saves through the API.
   const renewed = await nextRenewal(page, stolen);
@@ -53,7 +62,10 @@ test('a refresh token copied out of the page is refused elsewhere and once spent
   // Even signed with the page's own key, the refresh token the page has already redeemed is worth nothing.
   const reused = await redeemInPage(page, stolen.refresh_token);
   expect(reused.status).toBe(400);
-  expect(reused.body).toMatchObject({ error: 'invalid_grant' });
+  expect(reused.body).toMatchObject({
+    error: 'invalid_grant',
+    error_description: 'Maximum allowed refresh token reuse exceeded',
+  });
   expect(reused.body.access_token).toBeUndefined();
 
   // ... and the person still works, through the next renewal too.
@@ -133,6 +145,7 @@ test('an access token copied out of the page is refused by the API from elsewher
   // As a bearer token, the way a token is normally replayed.
   const asBearer = await fetch(url, { headers: { Authorization: `Bearer ${stolen.access_token}` } });
   expect(asBearer.status).toBe(401);
+  expect(await asBearer.json()).toMatchObject({ code: 'dpop_required' });
   // As a DPoP token with a well-formed proof for this very request, signed by a key of the attacker's own.
   const attacker = await attackerKey();
   const withForgedProof = await fetch(url, {
@@ -142,6 +155,9 @@ test('an access token copied out of the page is refused by the API from elsewher
     },
   });
   expect(withForgedProof.status).toBe(401);
+  // Refused for the key, not for a malformed proof: the proof is right in every other respect.
+  expect(await withForgedProof.json()).toMatchObject({ code: 'invalid_dpop_proof' });
+  expect(withForgedProof.headers.get('WWW-Authenticate')).toMatch(/error="invalid_dpop_proof".*another key/);
 
   // The page, holding the key, still reads and writes through the API with the same token.
   await page.reload();
