@@ -12,9 +12,9 @@ export type MillisecondClock = () => number;
  *
  * Bounded: when both generations together hold `maxEntries`, the previous generation is dropped early. That
  * re-opens replay of those proofs for the rest of their window, and only happens at a sustained rate of
- * `maxEntries / span` accepted proofs per second on one process (see docs/security-tokens.md).
+ * `maxEntries / span` accepted proofs per second on one process (see docs/security.md#access-tokens-at-the-api).
  *
- * Per process: replicas do not share it (see docs/security-tokens.md for why that is acceptable here).
+ * Per process: replicas do not share it (see docs/security.md#access-tokens-at-the-api for why that is acceptable here).
  */
 export class ProofReplayCache {
   private current = new Set<string>();
