@@ -5,6 +5,7 @@ import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
 import { releaseHashes } from '../../test/release-hashes.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
+import type { RemoteDetail } from './registry.service.js';
 
 interface RemoteEntryBody {
   name: string;
@@ -14,15 +15,8 @@ interface RemoteEntryBody {
   manifestIntegrity: string;
 }
 
-interface RemoteDetailBody {
-  name: string;
-  title: string;
-  path: string;
-  navOrder: number;
-  requiredRoles: string[];
-  owner: string;
-  activeVersion: string | null;
-}
+/** A remote as the API's JSON carries it (the service's own type, minus the timestamps the tests ignore). */
+type RemoteDetailBody = Omit<RemoteDetail, 'createdAt' | 'updatedAt'>;
 
 interface AuditBody {
   items: Array<{ actor: string; action: string; target: string; details: Record<string, unknown> }>;

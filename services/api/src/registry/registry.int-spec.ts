@@ -13,7 +13,7 @@ import {
 } from '../../test/integration-context.js';
 import type { BoundToken } from '../../test/dpop-key.js';
 import { releaseHashes } from '../../test/release-hashes.js';
-import { RegistryService } from './registry.service.js';
+import { RegistryService, type RemoteDetail } from './registry.service.js';
 
 const issuer = inject('oidcIssuerUrl');
 const databaseUrl = inject('databaseUrl');
@@ -28,15 +28,8 @@ interface ListBody {
   }>;
 }
 
-interface RemoteDetailBody {
-  name: string;
-  title: string;
-  path: string;
-  navOrder: number;
-  requiredRoles: string[];
-  owner: string;
-  activeVersion: string | null;
-}
+/** A remote as the API's JSON carries it (the service's own type, minus the timestamps the tests ignore). */
+type RemoteDetailBody = Omit<RemoteDetail, 'createdAt' | 'updatedAt'>;
 
 /*
  * The registry's ownership rules against real client-credentials tokens from Keycloak: atrium-deployer is
