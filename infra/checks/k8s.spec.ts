@@ -183,7 +183,14 @@ describe('infra/k8s overlay local', () => {
       ),
       'keycloak-db',
       'keycloak-bootstrap-admin',
-      'atrium-deployer',
+      // The realm import's placeholders (deployer secret, SMTP settings) come from Secrets too.
+      ...Object.values(
+        (
+          find('KeycloakRealmImport', 'atrium-realm').spec as {
+            placeholders: Record<string, { secret: { name: string } }>;
+          }
+        ).placeholders,
+      ).map((placeholder) => placeholder.secret.name),
     ]);
     const secrets = objects
       .filter((object) => object.kind === 'Secret')

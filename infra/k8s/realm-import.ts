@@ -14,9 +14,20 @@ export const LOCAL_SHELL_ORIGIN = 'http://atrium.localhost';
 const REALM_FILE_SHELL_ORIGIN = 'http://localhost:4000';
 
 /**
- * The KeycloakRealmImport for a shell served at `shellOrigin`: the realm file with its shell origin replaced,
- * and the deployer's client secret filled by the operator from the Secret `atrium-deployer` (never inlined).
+ * Realm-file placeholders the operator fills from Secrets (never inlined): the deployer's client secret, and
+ * the SMTP server Keycloak sends verification and password-reset mail through (Secret `atrium-smtp`).
  */
+export const REALM_IMPORT_PLACEHOLDERS: Record<string, { secret: { name: string; key: string } }> = {
+  ATRIUM_DEPLOYER_SECRET: { secret: { name: 'atrium-deployer', key: 'client-secret' } },
+  ...Object.fromEntries(
+    ['host', 'port', 'from', 'auth', 'user', 'password', 'starttls'].map((key) => [
+      `ATRIUM_SMTP_${key.toUpperCase()}`,
+      { secret: { name: 'atrium-smtp', key } },
+    ]),
+  ),
+};
+
+/** The KeycloakRealmImport for a shell served at `shellOrigin`: the realm file with its shell origin replaced. */
 export function renderRealmImport(
   shellOrigin: string,
   realmFile = join(root, 'infra/keycloak/realm-atrium.json'),
@@ -30,9 +41,7 @@ export function renderRealmImport(
     metadata: { name: 'atrium-realm' },
     spec: {
       keycloakCRName: 'keycloak',
-      placeholders: {
-        ATRIUM_DEPLOYER_SECRET: { secret: { name: 'atrium-deployer', key: 'client-secret' } },
-      },
+      placeholders: REALM_IMPORT_PLACEHOLDERS,
       realm,
     },
   };
