@@ -80,8 +80,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
     const keycloak = await ensureKeycloak({
       ...(options.keycloakDataDir ? { dataDir: options.keycloakDataDir } : {}),
-      // Filled into the realm's smtpServer at import: verification and password-reset mails go to this inbox.
-      env: { ATRIUM_SMTP_HOST: mail.smtp.host, ATRIUM_SMTP_PORT: String(mail.smtp.port) },
+      // Filled into the realm's smtpServer at import: verification and password-reset mails go to this inbox,
+      // whatever ATRIUM_SMTP_* the environment names for real deployments.
+      env: {
+        ATRIUM_SMTP_HOST: mail.smtp.host,
+        ATRIUM_SMTP_PORT: String(mail.smtp.port),
+        ATRIUM_SMTP_AUTH: 'false',
+        ATRIUM_SMTP_STARTTLS: 'false',
+        ATRIUM_SMTP_SSL: 'false',
+      },
       log: (line) => log(`keycloak: ${line}`),
     });
     stoppers.push(() => keycloak.stop());
