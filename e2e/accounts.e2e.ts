@@ -62,8 +62,11 @@ async function verifyFromInbox(page: Page, person: Person): Promise<void> {
   await choosePassword(page, person.password);
 }
 
-/** The event types Keycloak recorded for the person, read as the realm's administrator would. */
-async function recordedEvents(request: APIRequestContext, person: Person): Promise<string[]> {
+/** Keycloak's event log for the person and its settings, read as the realm's administrator would. */
+async function recordedEvents(
+  request: APIRequestContext,
+  person: Person,
+): Promise<{ types: string[]; config: Record<string, unknown> }> {
   const token = await request.post(`${KEYCLOAK}/realms/master/protocol/openid-connect/token`, {
     form: {
       grant_type: 'password',
@@ -86,7 +89,12 @@ async function recordedEvents(request: APIRequestContext, person: Person): Promi
     headers,
   });
   expect(events.ok()).toBe(true);
-  return ((await events.json()) as { type: string }[]).map((event) => event.type);
+  const config = await request.get(`${KEYCLOAK}/admin/realms/atrium/events/config`, { headers });
+  expect(config.ok()).toBe(true);
+  return {
+    types: ((await events.json()) as { type: string }[]).map((event) => event.type),
+    config: (await config.json()) as Record<string, unknown>,
+  };
 }
 
 /** Signs out in the shell and waits until the signed-out shell has sent the browser on to Keycloak's sign-in. */
@@ -170,7 +178,14 @@ test('a person who forgot their password sets a new one from the reset mail; the
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
 
   // Keycloak kept the whole story for the realm's administrators, the refused attempt included.
-  expect(await recordedEvents(request, person)).toEqual(
+  const { types, config } = await recordedEvents(request, person);
+  expect(types).toEqual(
     expect.arrayContaining(['REGISTER', 'VERIFY_EMAIL', 'SEND_RESET_PASSWORD', 'LOGIN_ERROR', 'LOGIN']),
   );
+  // Kept for 90 days, administrators' changes too.
+  expect(config).toMatchObject({
+    eventsEnabled: true,
+    eventsExpiration: 7_776_000,
+    adminEventsEnabled: true,
+  });
 });
