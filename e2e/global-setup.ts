@@ -12,6 +12,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const keycloakDataDir = mkdtempSync(join(tmpdir(), 'atrium-e2e-keycloak-'));
   // The release CLI the journeys call reads the same variable, so it publishes into this run's store.
   const releasesDir = mkdtempSync(join(tmpdir(), 'atrium-e2e-releases-'));
+  const mailDir = mkdtempSync(join(tmpdir(), 'atrium-e2e-mail-'));
   process.env.ATRIUM_RELEASE_STORE_DIR = releasesDir;
   // Short-lived access tokens make the session journey watch renewals (applies to a freshly started Keycloak;
   // `npm test` starts it with the same value).
@@ -21,16 +22,20 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     await postgres.stop();
     rmSync(keycloakDataDir, { recursive: true, force: true });
     rmSync(releasesDir, { recursive: true, force: true });
+    rmSync(mailDir, { recursive: true, force: true });
   };
   try {
     const stack = await startStack({
       databaseUrl: database.url,
       keycloakDataDir,
       releasesDir,
+      mailDir,
       // Two API processes behind a round-robin proxy: every journey proves the API keeps no state.
       apiReplicas: 2,
       log: (line) => console.log(`[e2e stack] ${line}`),
     });
+    // The journeys read Keycloak's mails from this inbox (Playwright's workers inherit the variable).
+    process.env.ATRIUM_MAIL_INBOX_URL = stack.urls.mail;
     return async () => {
       await stack.stop();
       await cleanUp();

@@ -87,7 +87,11 @@ describe('docker-compose.yml', () => {
     ) as object;
     const ajv = new Ajv2019({ strict: false, allErrors: true });
     ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/);
-    ajv.addFormat('ports', /^(\d+(-\d+)?:)?\d+(-\d+)?(\/(tcp|udp))?$/);
+    // [HOST_IP:][HOST_PORT:]CONTAINER_PORT[/PROTOCOL], as the Compose specification defines short port syntax.
+    ajv.addFormat(
+      'ports',
+      /^((\d{1,3}(\.\d{1,3}){3}|\[[\da-fA-F:]+\]):)?(\d+(-\d+)?:)?\d+(-\d+)?(\/(tcp|udp))?$/,
+    );
     ajv.addFormat('expose', /^\d+(-\d+)?(\/(tcp|udp))?$/);
     ajv.addFormat('subnet_ip_address', () => true);
     const validate = ajv.compile(schema);
@@ -105,7 +109,8 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(services).sort()).toEqual([...documented.keys()].sort());
     for (const [name, doc] of documented) {
       const service = services[name]!;
-      const published = (service.ports ?? []).map((mapping) => mapping.split(':')[0]);
+      // HOST:CONTAINER or IP:HOST:CONTAINER: the host port is the second-to-last part.
+      const published = (service.ports ?? []).map((mapping) => mapping.split(':').at(-2));
       expect(published, `${name} ports`).toEqual(doc.ports);
       expect(hasHealthcheck(service), `${name} health check`).toBe(doc.healthcheck);
       const dependsOn = Object.fromEntries(

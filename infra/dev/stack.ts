@@ -14,6 +14,7 @@ import { ReleaseError } from '../release/release-error.ts';
 import { fingerprint, ReleaseConflictError } from '../release/release-store.ts';
 import { getDeployerToken, VersionExistsError } from '../release/registry-client.ts';
 import { startApiProxy } from './api-proxy.ts';
+import { startMailServer } from './mail-server.ts';
 import { run, startProcess, waitForHttp, type ManagedProcess } from './processes.ts';
 import { serveReleaseStore, serveShell, type RunningServer } from './static-servers.ts';
 
@@ -34,6 +35,12 @@ export interface StackOptions {
   releasePort?: number;
   /** The release store's folder; ATRIUM_RELEASE_STORE_DIR, else `.data/releases` (tests use a fresh one). */
   releasesDir?: string;
+  /** Where the mail server keeps the mails it receives; `.data/mail` unless set (tests use a fresh one). */
+  mailDir?: string;
+  /** SMTP port of the mail server Keycloak sends through; default 1025. */
+  smtpPort?: number;
+  /** Port of the mail server's web inbox and REST API; default 1080. */
+  mailWebPort?: number;
   /** How long the shell waits for one remote before showing its fallback (shell default 10 s). */
   remoteTimeoutMs?: number;
   log?: (line: string) => void;
@@ -47,7 +54,7 @@ export interface RemoteDescriptor {
 }
 
 export interface Stack {
-  urls: { shell: string; api: string; keycloak: string; issuer: string; releases: string };
+  urls: { shell: string; api: string; keycloak: string; issuer: string; releases: string; mail: string };
   /** The bundled remotes as published at start-up. */
   remotes: RemoteDescriptor[];
   /** Where the release CLI must publish to reach this stack. */
@@ -56,8 +63,8 @@ export interface Stack {
 }
 
 /**
- * Starts the whole platform from built artefacts: Keycloak, the API, the release store with the bundled
- * remotes published into it, and the shell. Used by `npm start` and by the browser tests.
+ * Starts the whole platform from built artefacts: a mail server, Keycloak, the API, the release store with
+ * the bundled remotes published into it, and the shell. Used by `npm start` and by the browser tests.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const log = options.log ?? ((line: string) => console.log(line));
@@ -71,8 +78,25 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
 
   try {
+    const mail = await startMailServer({
+      mailDir: options.mailDir ?? join(dataDir, 'mail'),
+      ...(options.smtpPort !== undefined ? { smtpPort: options.smtpPort } : {}),
+      ...(options.mailWebPort !== undefined ? { webPort: options.mailWebPort } : {}),
+    });
+    stoppers.push(() => mail.stop());
+    log(`mail: SMTP on ${mail.smtp.host}:${mail.smtp.port}, inbox at ${mail.url}`);
+
     const keycloak = await ensureKeycloak({
       ...(options.keycloakDataDir ? { dataDir: options.keycloakDataDir } : {}),
+      // Filled into the realm's smtpServer at import: verification and password-reset mails go to this inbox,
+      // whatever ATRIUM_SMTP_* the environment names for real deployments.
+      env: {
+        ATRIUM_SMTP_HOST: mail.smtp.host,
+        ATRIUM_SMTP_PORT: String(mail.smtp.port),
+        ATRIUM_SMTP_AUTH: 'false',
+        ATRIUM_SMTP_STARTTLS: 'false',
+        ATRIUM_SMTP_SSL: 'false',
+      },
       log: (line) => log(`keycloak: ${line}`),
     });
     stoppers.push(() => keycloak.stop());
@@ -170,6 +194,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         keycloak: keycloak.url,
         issuer: keycloak.issuer,
         releases: releasesUrl,
+        mail: mail.url,
       },
       remotes,
       releaseTarget,

@@ -30,6 +30,7 @@ Atrium is running (ready in ${seconds} s). Press Ctrl-C to stop.
   Keycloak        ${stack.urls.keycloak}   (admin console: ${stack.urls.keycloak}/admin, ${adminLogin})
   Issuer          ${stack.urls.issuer}
   Release store   ${stack.urls.releases}
+  Mail inbox      ${stack.urls.mail}   (every mail Keycloak sends: sign-up verification, password reset)
   Remotes         ${stack.remotes.map((remote) => `${remote.title} → ${remote.entry}`).join('\n                  ')}
 
   Demo users      alice / alice   (atrium-user)

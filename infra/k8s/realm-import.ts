@@ -15,6 +15,8 @@ const REALM_FILE_SHELL_ORIGIN = 'http://localhost:4000';
 
 /** A client secret in the realm file: `${ATRIUM_<CLIENT>_SECRET}` or `${ATRIUM_<CLIENT>_SECRET:dev-default}`. */
 const CLIENT_SECRET_PLACEHOLDER = /\$\{(ATRIUM_([A-Z0-9]+(?:_[A-Z0-9]+)*)_SECRET)(?::[^}]*)?\}/g;
+/** An SMTP setting in the realm file: `${ATRIUM_SMTP_<SETTING>}` or `${ATRIUM_SMTP_<SETTING>:dev-default}`. */
+const SMTP_PLACEHOLDER = /\$\{(ATRIUM_SMTP_([A-Z]+))(?::[^}]*)?\}/g;
 
 interface RealmUser {
   username: string;
@@ -25,7 +27,8 @@ interface RealmUser {
  * The KeycloakRealmImport for a shell served at `shellOrigin`: the realm file with its shell origin replaced,
  * every client secret filled by the operator from the Secret `atrium-<client>` (key `client-secret`) with its
  * development default removed, so a missing Secret stops the import instead of importing a known secret, and
- * without the people of the realm file (the demo users): only the clients' service accounts stay.
+ * every SMTP setting from the Secret `atrium-smtp` (key: the setting, lower case), likewise without default,
+ * and without the people of the realm file (the demo users): only the clients' service accounts stay.
  */
 export function renderRealmImport(
   shellOrigin: string,
@@ -38,6 +41,10 @@ export function renderRealmImport(
       placeholders[variable] = {
         secret: { name: `atrium-${client.toLowerCase().replaceAll('_', '-')}`, key: 'client-secret' },
       };
+      return `\${${variable}}`;
+    })
+    .replace(SMTP_PLACEHOLDER, (_whole, variable: string, setting: string) => {
+      placeholders[variable] = { secret: { name: 'atrium-smtp', key: setting.toLowerCase() } };
       return `\${${variable}}`;
     });
   const realm = JSON.parse(text) as { users?: RealmUser[] };

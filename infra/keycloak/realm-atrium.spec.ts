@@ -49,6 +49,17 @@ interface Realm {
   refreshTokenMaxReuse: number;
   failureFactor: number;
   passwordPolicy: string;
+  registrationAllowed: boolean;
+  verifyEmail: boolean;
+  loginWithEmailAllowed: boolean;
+  duplicateEmailsAllowed: boolean;
+  resetPasswordAllowed: boolean;
+  smtpServer: Record<string, string>;
+  eventsEnabled: boolean;
+  eventsExpiration: number;
+  enabledEventTypes?: string[];
+  adminEventsEnabled: boolean;
+  attributes: Record<string, string>;
   roles: { realm: { name: string; composite?: boolean; composites?: { realm: string[] } }[] };
   defaultRole: { name: string };
   clients: Client[];
@@ -97,6 +108,60 @@ describe('realm-atrium.json', () => {
     const configured = loadRealm({ ATRIUM_ACCESS_TOKEN_LIFESPAN: '60', ATRIUM_DEPLOYER_SECRET: 's3cret' });
     expect(Number(configured.accessTokenLifespan)).toBe(60);
     expect(configured.clients.find((c) => c.clientId === 'atrium-deployer')?.secret).toBe('s3cret');
+  });
+
+  it('lets people sign up, only with an address they prove to own, and recover a forgotten password', () => {
+    expect(realm.registrationAllowed).toBe(true);
+    expect(realm.verifyEmail).toBe(true);
+    expect(realm.loginWithEmailAllowed).toBe(true);
+    // One account per address: otherwise a reset mail could not say which account it is for.
+    expect(realm.duplicateEmailsAllowed).toBe(false);
+    expect(realm.resetPasswordAllowed).toBe(true);
+    // Open sign-up invites password guessing at scale; the lockout must stay.
+    expect(realm.bruteForceProtected).toBe(true);
+  });
+
+  it('sends mail through the SMTP server the environment names, by default the local mail catcher', () => {
+    expect(realm.smtpServer).toEqual({
+      host: 'localhost',
+      port: '1025',
+      from: 'no-reply@atrium.test',
+      fromDisplayName: 'Atrium',
+      auth: 'false',
+      user: '',
+      password: '',
+      starttls: 'false',
+      ssl: 'false',
+    });
+    const production = loadRealm({
+      ATRIUM_SMTP_HOST: 'smtp.example.com',
+      ATRIUM_SMTP_PORT: '587',
+      ATRIUM_SMTP_FROM: 'accounts@example.com',
+      ATRIUM_SMTP_AUTH: 'true',
+      ATRIUM_SMTP_USER: 'mailer',
+      ATRIUM_SMTP_PASSWORD: 's3cret',
+      ATRIUM_SMTP_STARTTLS: 'true',
+    }).smtpServer;
+    expect(production).toMatchObject({
+      host: 'smtp.example.com',
+      port: '587',
+      from: 'accounts@example.com',
+      auth: 'true',
+      user: 'mailer',
+      password: 's3cret',
+      starttls: 'true',
+      ssl: 'false',
+    });
+  });
+
+  it('records sign-in and admin events, and forgets them after 90 days', () => {
+    const ninetyDays = 90 * 24 * 60 * 60;
+    expect(realm.eventsEnabled).toBe(true);
+    // No list: Keycloak records every event type it records by default (LOGIN, LOGIN_ERROR, REGISTER, …).
+    expect(realm.enabledEventTypes).toBeUndefined();
+    expect(realm.eventsExpiration).toBe(ninetyDays);
+    expect(realm.adminEventsEnabled).toBe(true);
+    expect(Number(realm.attributes.adminEventsExpiration)).toBe(ninetyDays);
   });
 
   describe('atrium-shell', () => {

@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { linkIn, waitForMail } from '../infra/dev/mail-inbox.ts';
+import { signInAtKeycloak } from './support/keycloak.ts';
+
+const SHELL = 'http://localhost:4000';
+const REALM = 'http://localhost:8080/realms/atrium/';
+const LOGIN_PAGE = /\/realms\/atrium\/protocol\/openid-connect\/auth/;
+const KEYCLOAK = 'http://localhost:8080';
+
+/** Keycloak's mails, read from the stack's real MailDev through its REST API (see e2e/global-setup.ts). */
+function inbox(): string {
+  const url = process.env.ATRIUM_MAIL_INBOX_URL;
+  if (!url)
+    throw new Error('ATRIUM_MAIL_INBOX_URL is not set: run the journeys through e2e/global-setup.ts.');
+  return url;
+}
+
+interface Person {
+  username: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  password: string;
+}
+
+/** A person no earlier run has seen, with a password long enough for any sensible policy. */
+function newPerson(): Person {
+  const id = randomBytes(5).toString('hex');
+  return {
+    username: `grace-${id}`,
+    email: `grace-${id}@atrium.test`,
+    firstName: 'Grace',
+    lastName: `Hopper ${id}`,
+    password: `Cobol${randomBytes(9).toString('hex')}1959`,
+  };
+}
+
+/** From the shell's sign-in, through Keycloak's registration page, to "check your e-mail". */
+async function register(page: Page, person: Person): Promise<void> {
+  await page.goto('/profile');
+  await expect(page).toHaveURL(LOGIN_PAGE);
+  await page.getByRole('link', { name: 'Register' }).click();
+  await expect(page.getByRole('heading', { name: 'Register' })).toBeVisible();
+  const field = (name: string) => page.getByRole('textbox', { name, exact: true });
+  await field('Username').fill(person.username);
+  await field('Email').fill(person.email);
+  await field('First name').fill(person.firstName);
+  await field('Last name').fill(person.lastName);
+  // With e-mail verification on, Keycloak asks for no password here: it is chosen only once the address is
+  // proven, so whoever signs up with someone else's address never holds a working password for it.
+  await expect(page.locator('input[type="password"]')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Register' }).click();
+  await expect(page.getByRole('heading', { name: 'Email verification' })).toBeVisible();
+}
+
+/** Opens the link of the "Verify email" mail in the same browser, then chooses the password. */
+async function verifyFromInbox(page: Page, person: Person): Promise<void> {
+  const mail = await waitForMail(inbox(), person.email, { subject: /^Verify email$/ });
+  expect(mail.from[0]?.address).toBe('no-reply@atrium.test');
+  await page.goto(linkIn(mail, REALM));
+  await choosePassword(page, person.password);
+}
+
+/** Keycloak's event log for the person and its settings, read as the realm's administrator would. */
+async function recordedEvents(
+  request: APIRequestContext,
+  person: Person,
+): Promise<{ types: string[]; config: Record<string, unknown> }> {
+  const token = await request.post(`${KEYCLOAK}/realms/master/protocol/openid-connect/token`, {
+    form: {
+      grant_type: 'password',
+      client_id: 'admin-cli',
+      username: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
+      password: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
+    },
+  });
+  expect(token.ok()).toBe(true);
+  const headers = {
+    Authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}`,
+  };
+  const users = (await (
+    await request.get(`${KEYCLOAK}/admin/realms/atrium/users?username=${person.username}&exact=true`, {
+      headers,
+    })
+  ).json()) as { id: string }[];
+  expect(users).toHaveLength(1);
+  const events = await request.get(`${KEYCLOAK}/admin/realms/atrium/events?user=${users[0]!.id}&max=100`, {
+    headers,
+  });
+  expect(events.ok()).toBe(true);
+  const config = await request.get(`${KEYCLOAK}/admin/realms/atrium/events/config`, { headers });
+  expect(config.ok()).toBe(true);
+  return {
+    types: ((await events.json()) as { type: string }[]).map((event) => event.type),
+    config: (await config.json()) as Record<string, unknown>,
+  };
+}
+
+/** Signs out in the shell and waits until the signed-out shell has sent the browser on to Keycloak's sign-in. */
+async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(LOGIN_PAGE);
+  await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
+}
+
+/** Keycloak's "Update password" page, after a verification or a reset link. */
+async function choosePassword(page: Page, password: string): Promise<void> {
+  await expect(page.getByRole('heading', { name: 'Update password' })).toBeVisible();
+  await page.getByLabel('New Password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Submit' }).click();
+}
+
+test('a new person registers from the sign-in page, verifies the e-mail from the inbox and lands signed in as an atrium-user', async ({
+  page,
+}) => {
+  const person = newPerson();
+  await register(page, person);
+  await verifyFromInbox(page, person);
+
+  await expect(page).toHaveURL(`${SHELL}/profile`);
+  // The API created the profile on its first call, from the new account's access token.
+  await expect(page.getByTestId('profile-email')).toHaveText(person.email);
+  await expect(page.getByTestId('signed-in-user')).toHaveText(`${person.firstName} ${person.lastName}`);
+  // The default roles gave atrium-user, and nothing more: Profile is there, Admin is not.
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav.getByRole('link', { name: 'Profile' })).toBeVisible();
+  await expect(nav.getByRole('link', { name: 'Admin' })).toHaveCount(0);
+});
+
+test('a person who forgot their password sets a new one from the reset mail; the old one is refused, the new one works', async ({
+  page,
+  request,
+}) => {
+  const person = newPerson();
+  await register(page, person);
+  await verifyFromInbox(page, person);
+  await expect(page.getByTestId('profile-email')).toHaveText(person.email);
+  await signOut(page);
+
+  // Signed out, the person asks for a reset from the sign-in page, naming their e-mail address.
+  await page.goto('/profile');
+  await expect(page).toHaveURL(LOGIN_PAGE);
+  await page.getByRole('link', { name: 'Forgot Password?' }).click();
+  await page.getByLabel('Username or email', { exact: true }).fill(person.email);
+  await page.getByRole('button', { name: 'Submit' }).click();
+  await expect(
+    page.getByText('You should receive an email shortly with further instructions.'),
+  ).toBeVisible();
+
+  const resetMail = await waitForMail(inbox(), person.email, { subject: /^Reset password$/ });
+  const resetLink = linkIn(resetMail, REALM);
+  const newPassword = `Ada${randomBytes(9).toString('hex')}1843`;
+  await page.goto(resetLink);
+  await choosePassword(page, newPassword);
+  // The reset completes the sign-in the person started: they are back where they were going.
+  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page.getByTestId('profile-email')).toHaveText(person.email);
+  await signOut(page);
+
+  // Someone holding the old mail cannot use its link a second time to set a password of their own.
+  // Keycloak spent the link on its first use: it answers "Action expired", never the password form.
+  await page.goto(resetLink);
+  await expect(page.getByText(/^Action expired\. Please continue with login now\.$/)).toBeVisible();
+  await expect(page.getByLabel('New Password', { exact: true })).toHaveCount(0);
+
+  // The old password is refused.
+  await page.goto('/profile');
+  await signInAtKeycloak(page, person.email, person.password);
+  await expect(page.getByText('Invalid username or password.')).toBeVisible();
+  await expect(page).toHaveURL(/\/realms\/atrium\//);
+
+  // The new one works.
+  await page.getByLabel('Password', { exact: true }).fill(newPassword);
+  await page.getByRole('button', { name: /sign in/i }).click();
+  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page.getByTestId('profile-email')).toHaveText(person.email);
+
+  // Keycloak kept the whole story for the realm's administrators, the refused attempt included.
+  const { types, config } = await recordedEvents(request, person);
+  expect(types).toEqual(
+    expect.arrayContaining(['REGISTER', 'VERIFY_EMAIL', 'SEND_RESET_PASSWORD', 'LOGIN_ERROR', 'LOGIN']),
+  );
+  // Kept for 90 days, administrators' changes too.
+  expect(config).toMatchObject({
+    eventsEnabled: true,
+    eventsExpiration: 7_776_000,
+    adminEventsEnabled: true,
+  });
+});
