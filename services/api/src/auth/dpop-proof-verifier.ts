@@ -89,7 +89,7 @@ export class DpopProofVerifier {
     const clientKey = await this.boundKey(header.jwk, header.alg, expected.jkt);
     let claims: Record<string, unknown>;
     try {
-      ({ payload: claims } = await jwtVerify(proof, clientKey.key, {
+      ({ payload: claims } = await jwtVerify(proof, clientKey.entry.key, {
         typ: 'dpop+jwt',
         algorithms: [header.alg],
         maxTokenAge: this.maxAgeSeconds,
@@ -115,45 +115,55 @@ export class DpopProofVerifier {
       throw new InvalidDpopProofError(`the proof needs a jti of 1 to ${MAX_JTI_LENGTH} characters`);
     }
     // Last, so that only a proof that passed everything else takes a place in the cache.
-    if (!this.replays.use(`${clientKey.thumbprint}.${jti}`)) {
+    if (!this.replays.use(`${clientKey.entry.thumbprint}.${jti}`)) {
       throw new InvalidDpopProofError('the proof was already used (jti)');
     }
+    // Kept only once a proof signed by the key has verified: a request can never make the cache hold a key
+    // that the holder's own proofs would then fail against.
+    if (!clientKey.cached) this.remember(clientKey.id, clientKey.entry);
   }
 
   /**
-   * The proof's key, imported, when its thumbprint is the token's `jkt`. Only such keys are imported and
-   * kept (once per distinct key): a proof with any other key is refused after one hash, and never fills the
-   * cache.
+   * The proof's key, imported, when its thumbprint is the token's `jkt`. Only such keys are imported (once
+   * per distinct key, see {@link remember}): a proof with any other key is refused after one hash. The key is
+   * built from the RFC 7638 members alone, so nothing else the header says (`key_ops`, `use`, `ext`, `alg`)
+   * can change how it is imported.
    */
-  private async boundKey(jwk: JWK, alg: (typeof DPOP_ALGORITHMS)[number], jkt: string): Promise<ClientKey> {
-    // RFC 7638's thumbprint input (the required members, sorted) identifies the public key exactly.
-    const id = `${alg}:${thumbprintInput(jwk)}`;
+  private async boundKey(
+    jwk: JWK,
+    alg: (typeof DPOP_ALGORITHMS)[number],
+    jkt: string,
+  ): Promise<{ id: string; entry: ClientKey; cached: boolean }> {
+    const publicKey = requiredMembers(jwk);
+    const id = `${alg}:${JSON.stringify(publicKey)}`;
     const known = this.keys.get(id);
     if (known) {
       if (known.thumbprint !== jkt) throw new InvalidDpopProofError(ANOTHER_KEY);
-      return known;
+      return { id, entry: known, cached: true };
     }
     let thumbprint: string;
     try {
-      thumbprint = await calculateJwkThumbprint(jwk, 'sha256');
+      thumbprint = await calculateJwkThumbprint(publicKey, 'sha256');
     } catch {
       throw new InvalidDpopProofError(`the jwk in the proof's header is not a usable ${alg} public key`);
     }
     if (thumbprint !== jkt) throw new InvalidDpopProofError(ANOTHER_KEY);
-    let entry: ClientKey;
     try {
-      const key = await importJWK(jwk, alg);
+      const key = await importJWK(publicKey, alg);
       if (key instanceof Uint8Array) throw new Error('not an asymmetric key');
-      entry = { key, thumbprint };
+      return { id, entry: { key, thumbprint }, cached: false };
     } catch {
       throw new InvalidDpopProofError(`the jwk in the proof's header is not a usable ${alg} public key`);
     }
+  }
+
+  /** Keeps an imported key whose proof verified, evicting the oldest beyond {@link MAX_KEYS}. */
+  private remember(id: string, entry: ClientKey): void {
     if (this.keys.size >= MAX_KEYS) {
       const oldest = this.keys.keys().next();
       if (!oldest.done) this.keys.delete(oldest.value);
     }
     this.keys.set(id, entry);
-    return entry;
   }
 }
 
@@ -199,10 +209,11 @@ function readProofHeader(proof: string): { alg: (typeof DPOP_ALGORITHMS)[number]
   return { alg: alg as (typeof DPOP_ALGORITHMS)[number], jwk: jwk };
 }
 
-function thumbprintInput(jwk: JWK): string {
+/** The members RFC 7638 defines a public key by, in its order; everything else a header's jwk holds is dropped. */
+function requiredMembers(jwk: JWK): JWK {
   return jwk.kty === 'RSA'
-    ? JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n })
-    : JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
+    ? { e: jwk.e, kty: jwk.kty, n: jwk.n }
+    : { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y };
 }
 
 /**

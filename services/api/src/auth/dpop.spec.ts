@@ -107,6 +107,21 @@ describe('DPoP-bound access tokens (RFC 9449): a stolen token is worth little', 
     await expectHolderWorks();
   });
 
+  it("refuses a proof with the holder's key dressed up (key_ops, use) and signed by the attacker, and the holder's first proof still works", async () => {
+    // The attacker strikes before the API has seen the holder's key (a restart, another replica): the refused
+    // proof must leave nothing behind that the holder's own proofs would then fail against.
+    const fresh = await createDpopKey();
+    const token: BoundToken = { accessToken: await mintBound(fresh), dpop: fresh };
+    for (const dressing of [{ key_ops: [] }, { key_ops: ['sign'] }, { use: 'enc' }, { ext: false }]) {
+      const forged = await attacker.proof('GET', ME, token.accessToken, {
+        header: { jwk: { ...fresh.publicJwk, ...dressing } },
+      });
+      expectProofRefused(await withProof(token.accessToken, forged), /signature does not verify/);
+    }
+    await expectHolderWorks(token);
+    await expectHolderWorks(token);
+  });
+
   it('refuses a proof made for another method, another path or another host', async () => {
     const token = bound.accessToken;
     expectProofRefused(await withProof(token, await holder.proof('PUT', ME, token)), /another HTTP method/);
