@@ -108,7 +108,7 @@ describe('publishRelease', () => {
     ).rejects.toThrow(message);
   });
 
-  it('registers the SRI hashes of the stored manifest, byte for byte, and of the remoteEntry.js it names', async () => {
+  it('registers the SRI hashes of the built manifest, byte for byte, and of the remoteEntry.js it names', async () => {
     const { registrations } = fakeServers();
     const to = target();
 
@@ -128,5 +128,21 @@ describe('publishRelease', () => {
     expect(Object.keys(registrations[0]?.body ?? {}).sort()).toEqual(
       ['activate', 'integrity', 'manifestIntegrity', 'manifestUrl', 'version'].sort(),
     );
+  });
+
+  it('registers nothing when someone changes the stored files while it publishes: the hashes come from the build', async () => {
+    const { registrations } = fakeServers();
+    const to = target();
+    const stored = join(to.storeDir, 'leave/1.2.0');
+    // The attacker can write to the store and swaps the entry the moment the release lands there.
+    const tamper = (line: string) => {
+      if (line.startsWith('uploaded to'))
+        writeFileSync(join(stored, 'js/entry.js'), 'var leave = {}; pwn();');
+    };
+
+    await expect(
+      publishRelease({ remote: leave(), target: to, sourceDir: writeBuild(), log: tamper }),
+    ).rejects.toThrow(/differ from the build just uploaded.*Nothing was registered/);
+    expect(registrations).toHaveLength(0);
   });
 });

@@ -225,12 +225,16 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
     ? mkdtempSync(join(tmpdir(), `atrium-release-${atrium.remote}-`))
     : (options.sourceDir ?? join(options.remote.dir, 'dist'));
   let upload: UploadOutcome;
+  let built: ReleaseHashes;
   try {
     if (building) {
       log(`building ${atrium.remote} ${version}…`);
       await buildRemote(options.remote.dir, version, sourceDir);
     }
-    remoteEntryFile(sourceDir); // a build the shell could not verify is refused before it is uploaded
+    // The hashes the registry vouches for are taken from the build, before anything is in the store: whoever
+    // can write to the store cannot get their files hashed and approved (a build the shell could not verify
+    // is refused here too).
+    built = releaseHashes(sourceDir);
     upload = uploadRelease({ sourceDir, storeDir: options.target.storeDir, remote: atrium.remote, version });
   } finally {
     if (building) rmSync(sourceDir, { recursive: true, force: true });
@@ -239,12 +243,17 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
   log(
     upload === 'uploaded' ? `uploaded to ${target}` : `already in the release store (${target}), same files`,
   );
+  // What the browser will load must be what was built; a store changed meanwhile is reported, never registered.
+  const stored = releaseHashes(target);
+  if (stored.integrity !== built.integrity || stored.manifestIntegrity !== built.manifestIntegrity) {
+    throw new ReleaseError(
+      `The files in the release store (${target}) differ from the build just uploaded: something changed them. ` +
+        'Nothing was registered. Find out what wrote to the store, then publish a new version.',
+    );
+  }
+  const { integrity, manifestIntegrity } = built;
 
   const manifestUrl = `${options.target.storeUrl}/${atrium.remote}/${version}/mf-manifest.json`;
-  // Hashes of the stored files the browser will load (not of the build folder), which the shell enforces:
-  // the manifest byte for byte, and the remoteEntry.js it names.
-  const integrity = integrityOf(remoteEntryFile(target));
-  const manifestIntegrity = integrityOf(join(target, 'mf-manifest.json'));
   const registered = await registerVersion({
     apiUrl: options.target.apiUrl,
     token,
@@ -264,6 +273,19 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
         : `active version stays ${registered.remote.activeVersion ?? 'none'} (pass --activate to make it live)`),
   );
   return { remote: atrium.remote, version, manifestUrl, upload, registered };
+}
+
+/** The SRI hashes the shell enforces for a release: its `mf-manifest.json` byte for byte, and the entry it names. */
+interface ReleaseHashes {
+  integrity: string;
+  manifestIntegrity: string;
+}
+
+function releaseHashes(dir: string): ReleaseHashes {
+  return {
+    integrity: integrityOf(remoteEntryFile(dir)),
+    manifestIntegrity: integrityOf(join(dir, 'mf-manifest.json')),
+  };
 }
 
 /** Runs the remote's production build into `outDir`, telling it which version it is. */

@@ -62,9 +62,9 @@ export async function getDeployerToken(credentials: DeployerCredentials): Promis
 export interface VersionRegistration {
   version: string;
   manifestUrl: string;
-  /** SRI sha384 of the stored remoteEntry.js the manifest names. */
+  /** SRI sha384 of the built remoteEntry.js the manifest names (the stored copy must match). */
   integrity: string;
-  /** SRI sha384 of the stored mf-manifest.json, its exact bytes. */
+  /** SRI sha384 of the built mf-manifest.json, its exact bytes (the stored copy must match). */
   manifestIntegrity: string;
   activate?: boolean;
 }
