@@ -66,6 +66,10 @@ describe('the local release store', () => {
     write(join(dir, 'Profile/1.0.0/remoteEntry.js'), SECRET);
     write(join(dir, 'profile/latest/remoteEntry.js'), SECRET);
     symlinkSync(join(base, 'secret.txt'), join(dir, 'profile/1.0.0/linked.js'));
+    // A folder whose index is a link out of the store: the handler must not go looking for it.
+    mkdirSync(join(dir, 'profile/1.0.0/d'));
+    for (const index of ['index', 'index.html', 'index.htm'])
+      symlinkSync(join(base, 'secret.txt'), join(dir, 'profile/1.0.0/d', index));
     store = await serveReleaseStore({ dir, port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
@@ -117,6 +121,8 @@ describe('the local release store', () => {
     ['a remote name the registry refuses', '/Profile/1.0.0/remoteEntry.js'],
     ['a version the registry refuses', '/profile/latest/remoteEntry.js'],
     ['a symbolic link out of the store', '/profile/1.0.0/linked.js'],
+    ['a folder whose index file links out of the store', '/profile/1.0.0/d'],
+    ['a folder', '/profile/1.0.0/d/'],
   ])('answers 404 to %s and never sends the file', async (_case, path) => {
     const answer = await get(path);
 

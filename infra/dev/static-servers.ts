@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, sep } from 'node:path';
@@ -96,7 +96,7 @@ export function serveReleaseStore(options: {
       return;
     }
     const file = releaseFilePath((req.url ?? '/').split('?')[0]!);
-    if (file === undefined || !isInside(root, join(root, file))) {
+    if (file === undefined || !isFileInside(root, join(root, file))) {
       notFound(res);
       return;
     }
@@ -105,10 +105,14 @@ export function serveReleaseStore(options: {
   return listen(server, options.port, options.host);
 }
 
-/** Whether `path` exists and, symbolic links resolved, is inside `root`. */
-function isInside(root: string, path: string): boolean {
+/**
+ * Whether `path` is a file that, symbolic links resolved, is inside `root`. Only files: for a folder the
+ * static handler would go looking for an index file of its own, past this check.
+ */
+function isFileInside(root: string, path: string): boolean {
   try {
-    return realpathSync(path).startsWith(root + sep);
+    const real = realpathSync(path);
+    return real.startsWith(root + sep) && statSync(real).isFile();
   } catch {
     return false;
   }
