@@ -42,6 +42,9 @@ export async function createTestApp(
   const scratch = env['DATABASE_URL'] ? undefined : mkdtempSync(join(tmpdir(), 'atrium-api-test-'));
   const config = loadConfig({
     LOG_LEVEL: 'error',
+    // Specs of other features mint plain tokens for the shell's client; the rule that its tokens must be
+    // DPoP-bound (default `atrium-shell`) is proven by the specs that set it (auth/dpop.spec.ts).
+    OIDC_DPOP_REQUIRED_CLIENTS: 'none',
     ...(scratch ? { DATABASE_URL: `sqlite:${join(scratch, 'atrium.db')}` } : {}),
     ...env,
   });

@@ -38,6 +38,7 @@ describe('DPoP-bound access tokens (RFC 9449): a stolen token is worth little', 
       API_PUBLIC_URL: PUBLIC_URL,
       OIDC_CLOCK_TOLERANCE_SECONDS: String(TOLERANCE),
       DPOP_PROOF_MAX_AGE_SECONDS: String(MAX_AGE),
+      OIDC_DPOP_REQUIRED_CLIENTS: 'atrium-shell',
     });
     await api.waitForIssuer();
     [holder, attacker] = await Promise.all([createDpopKey(), createDpopKey()]);
@@ -230,8 +231,8 @@ describe('DPoP-bound access tokens (RFC 9449): a stolen token is worth little', 
     }
   });
 
-  it('refuses an unbound token sent with the DPoP scheme, with a DPoP challenge; as Bearer it works', async () => {
-    const unbound = await issuer.mint();
+  it("refuses an unbound token sent with the DPoP scheme, with a DPoP challenge; a deployer's works as Bearer", async () => {
+    const unbound = await issuer.mint({ claims: { azp: 'atrium-deployer' } });
     const proof = await holder.proof('GET', ME, unbound);
     const response = await withProof(unbound, proof);
     expect(response.statusCode).toBe(401);
@@ -248,6 +249,20 @@ describe('DPoP-bound access tokens (RFC 9449): a stolen token is worth little', 
     const malformed = await api.request({ url: '/api/me', headers: { authorization: 'DPoP a b' } });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.headers['www-authenticate']).toMatch(/^DPoP realm="atrium", error="invalid_request"/);
+  });
+
+  it("refuses an unbound token of the shell's client, which must be DPoP-bound, while deployers stay Bearer", async () => {
+    // A realm imported before atrium-shell required DPoP would still issue such tokens: the API refuses them.
+    const unbound = await issuer.mint({ claims: { azp: 'atrium-shell' } });
+    const response = await api.request({ url: '/api/me', token: unbound });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject({
+      code: 'invalid_token',
+      detail: expect.stringMatching(/atrium-shell must be DPoP-bound/) as unknown,
+    });
+    const deployer = await issuer.mint({ claims: { azp: 'atrium-deployer' } });
+    expect((await api.request({ url: '/api/me', token: deployer })).statusCode).toBe(200);
+    await expectHolderWorks();
   });
 
   it('refuses a token bound by another confirmation method (cnf without jkt)', async () => {

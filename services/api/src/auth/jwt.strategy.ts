@@ -96,6 +96,7 @@ export function refuseHeader(header: JoseHeader, algorithms: readonly string[]):
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   private readonly allowedClients: ReadonlySet<string>;
+  private readonly dpopClients: ReadonlySet<string>;
   private readonly clockToleranceSeconds: number;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, keys: SigningKeySource) {
@@ -137,6 +138,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
       },
     });
     this.allowedClients = new Set(config.allowedClients);
+    this.dpopClients = new Set(config.dpopRequiredClients);
     this.clockToleranceSeconds = config.clockToleranceSeconds;
   }
 
@@ -158,6 +160,11 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     }
     const binding = boundThumbprintOf(claims);
     if (binding.refusal) throw new InvalidTokenError(binding.refusal);
+    // The API, not only the realm, insists: a token of a browser client that is not bound to a key (a realm
+    // imported before the client required DPoP, a client setting changed) would be a bearer token again.
+    if (binding.jkt === undefined && this.dpopClients.has(client)) {
+      throw new InvalidTokenError(`tokens of the client ${client} must be DPoP-bound (cnf.jkt)`);
+    }
     return toAuthenticatedUser(claims, binding.jkt ?? null);
   }
 }

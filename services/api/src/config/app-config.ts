@@ -23,6 +23,8 @@ export interface AppConfig {
   readonly jwksRefetchIntervalSeconds: number;
   /** Clients (`azp`) whose access tokens the API accepts (`OIDC_ALLOWED_CLIENTS`). */
   readonly allowedClients: readonly string[];
+  /** Clients whose tokens must be DPoP-bound (`OIDC_DPOP_REQUIRED_CLIENTS`): an unbound one is refused. */
+  readonly dpopRequiredClients: readonly string[];
   /**
    * The origin browsers call the API at (`API_PUBLIC_URL`), the same behind a proxy or ingress: a DPoP
    * proof's `htu` must be this origin followed by the request's path.

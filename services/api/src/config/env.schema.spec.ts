@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       jwksCacheSeconds: 600,
       jwksRefetchIntervalSeconds: 30,
       allowedClients: ['atrium-shell', 'atrium-deployer', 'atrium-platform'],
+      dpopRequiredClients: ['atrium-shell'],
       apiPublicUrl: 'http://localhost:3000',
       dpopProofMaxAgeSeconds: 60,
       database: { driver: 'sqlite', path: '/srv/atrium/.data/atrium.db' },

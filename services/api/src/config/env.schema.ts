@@ -54,6 +54,10 @@ const HINTS: Record<string, { expected: string; example: string }> = {
     expected: 'a comma-separated list of client ids whose tokens (azp) the API accepts',
     example: 'OIDC_ALLOWED_CLIENTS=atrium-shell,atrium-deployer,atrium-platform',
   },
+  OIDC_DPOP_REQUIRED_CLIENTS: {
+    expected: 'a comma-separated list of client ids whose tokens must be DPoP-bound (cnf.jkt), or none',
+    example: 'OIDC_DPOP_REQUIRED_CLIENTS=atrium-shell',
+  },
   API_PUBLIC_URL: {
     expected:
       'the http(s) origin browsers call the API at (scheme://host[:port], no path): DPoP proofs name it in htu',
@@ -103,21 +107,24 @@ const originList = z.string().transform((value, ctx) => {
 
 const origin = originList.refine((origins) => origins.length === 1, 'exactly one origin');
 
-const clientList = z.string().transform((value, ctx) => {
-  const clients = [
-    ...new Set(
-      value
-        .split(',')
-        .map((client) => client.trim())
-        .filter((client) => client.length > 0),
-    ),
-  ];
-  if (clients.length === 0) {
-    ctx.addIssue({ code: 'custom', message: 'empty list' });
-    return z.NEVER;
-  }
-  return clients;
-});
+/**
+ * Client ids, comma-separated: trimmed, without empty entries or repeats; `none` for an empty list (an empty
+ * variable counts as unset and gets the default).
+ */
+const optionalClientList = z.string().transform((value) =>
+  value.trim() === 'none'
+    ? []
+    : [
+        ...new Set(
+          value
+            .split(',')
+            .map((client) => client.trim())
+            .filter((client) => client.length > 0),
+        ),
+      ],
+);
+
+const clientList = optionalClientList.refine((clients) => clients.length > 0, 'empty list');
 
 const algorithmList = z.string().transform((value, ctx) => {
   const algorithms = [
@@ -176,6 +183,7 @@ export const envSchema = z.object({
   OIDC_JWKS_CACHE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
   OIDC_JWKS_REFETCH_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   OIDC_ALLOWED_CLIENTS: clientList.default(['atrium-shell', 'atrium-deployer', 'atrium-platform']),
+  OIDC_DPOP_REQUIRED_CLIENTS: optionalClientList.default(['atrium-shell']),
   API_PUBLIC_URL: origin.default(['http://localhost:3000']),
   DPOP_PROOF_MAX_AGE_SECONDS: z.coerce.number().int().min(5).max(300).default(60),
   DATABASE_URL: databaseUrl.prefault('sqlite:.data/atrium.db'),
@@ -239,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     jwksCacheSeconds: parsed.OIDC_JWKS_CACHE_SECONDS,
     jwksRefetchIntervalSeconds: parsed.OIDC_JWKS_REFETCH_INTERVAL_SECONDS,
     allowedClients: parsed.OIDC_ALLOWED_CLIENTS,
+    dpopRequiredClients: parsed.OIDC_DPOP_REQUIRED_CLIENTS,
     apiPublicUrl: parsed.API_PUBLIC_URL[0] as string,
     dpopProofMaxAgeSeconds: parsed.DPOP_PROOF_MAX_AGE_SECONDS,
     database,
