@@ -1,4 +1,4 @@
-// The Kubernetes bootstrap of the API's PostgreSQL role (infra/k8s/base/db-bootstrap.sql), run the way the Job
+// The Kubernetes bootstrap of the API's PostgreSQL role (infra/postgres/db-bootstrap.sql), run the way the Job
 // runs it, then the API's real migration step as that role: the migrations land in the role's own schema, and
 // the role cannot reach outside it, which is what an SQL injection in the API would try.
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { createTemporaryDatabase, type TemporaryDatabase } from '../testing/post
 
 const root = join(import.meta.dirname, '../..');
 const apiDir = join(root, 'services/api');
-const script = join(import.meta.dirname, 'base/db-bootstrap.sql');
+const script = join(import.meta.dirname, 'db-bootstrap.sql');
 const adminUrl = inject('postgresAdminUrl');
 
 let database: TemporaryDatabase;
@@ -87,7 +87,7 @@ afterAll(async () => {
   }
 });
 
-describe('the API database role bootstrap (infra/k8s)', () => {
+describe('the API database role bootstrap (the Kubernetes Job)', () => {
   it('fails without the role password instead of creating a role nobody can log in as', () => {
     const result = bootstrap({});
     expect(result.status).not.toBe(0);
