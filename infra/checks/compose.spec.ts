@@ -1,8 +1,10 @@
 // Static checks of docker-compose.yml (no Docker engine on these machines): valid against the Compose
 // specification schema, its services, ports, health checks and start order are the ones docs/deploy.md
-// documents, and it fails closed on secrets (interpolated here as compose does, and its preflight script run).
+// documents, it fails closed on secrets (interpolated here as compose does, and its preflight script run), and
+// the API reaches PostgreSQL only as the role that owns its schema (infra/postgres/db-bootstrap.int-spec.ts runs
+// the init script itself).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Ajv2019 } from 'ajv/dist/2019.js';
@@ -375,5 +377,97 @@ describe('docker-compose.yml fails closed on secrets', () => {
     expect(devEnv.COMPOSE_PROFILES).toBe('dev');
     expect(runPreflight(devEnv)).toMatchObject({ status: 0 });
     expect(runPreflight({ ...devEnv, COMPOSE_PROFILES: 'monitoring,dev' })).toMatchObject({ status: 0 });
+  });
+});
+
+describe("docker-compose.yml: the API's PostgreSQL role", () => {
+  const devEnv = readEnvFile('compose.dev.env');
+  const ownSecrets = Object.fromEntries(
+    Object.keys(devEnv).map((name) => [name, `${name.toLowerCase().replaceAll('_', '-')}-own-value`]),
+  );
+  const resolved = interpolateCompose(ownSecrets).services;
+  const postgres = resolved.postgres!;
+  const environment = postgres.environment!;
+  const role = environment.ATRIUM_DB_ROLE!;
+  /** The postgres service's bind mounts: container path -> file in the repository. */
+  const mounts = new Map(
+    (postgres.volumes ?? [])
+      .filter((volume): volume is string => typeof volume === 'string' && volume.startsWith('./'))
+      .map((volume) => {
+        const [source = '', target = ''] = volume.split(':');
+        return [target, source.slice(2)] as const;
+      }),
+  );
+
+  it('makes `postgres`, with a password of its own, the superuser, not the role the API uses', () => {
+    expect(role).toBe('atrium');
+    expect(environment.POSTGRES_USER).toBe('postgres');
+    expect(environment.POSTGRES_PASSWORD).toBe(ownSecrets.POSTGRES_SUPERUSER_PASSWORD);
+    expect(environment.POSTGRES_PASSWORD).not.toBe(ownSecrets.POSTGRES_PASSWORD);
+    // Only the database and the preflight check hold the superuser's password.
+    const holders = Object.entries(resolved)
+      .filter(([, service]) =>
+        Object.values(service.environment ?? {}).some((value) =>
+          value.includes(ownSecrets.POSTGRES_SUPERUSER_PASSWORD!),
+        ),
+      )
+      .map(([name]) => name)
+      .sort();
+    expect(holders).toEqual(['postgres', 'preflight']);
+  });
+
+  it('runs the same db-bootstrap.sql as the Kubernetes Job, from an init script, with the env it reads', () => {
+    const sql = 'infra/postgres/db-bootstrap.sql';
+    expect(mounts.get(environment.ATRIUM_DB_BOOTSTRAP_SQL!)).toBe(sql);
+    // The one definition: the ConfigMap the Job mounts is generated from this very file.
+    const kustomization = parse(read('infra/postgres/kustomization.yaml')) as {
+      configMapGenerator: { name: string; files: string[] }[];
+    };
+    expect(kustomization.configMapGenerator).toEqual([
+      { name: 'atrium-db-bootstrap', files: ['db-bootstrap.sql'] },
+    ]);
+    expect(read('infra/k8s/base/kustomization.yaml')).toMatch(/^ {2}- \.\.\/\.\.\/postgres$/m);
+
+    // The image runs the *.sh files of /docker-entrypoint-initdb.d on first start (executable ones as programs).
+    const initScripts = [...mounts].filter(([target]) => target.startsWith('/docker-entrypoint-initdb.d/'));
+    expect(initScripts).toEqual([
+      ['/docker-entrypoint-initdb.d/10-atrium-role.sh', 'infra/postgres/initdb-atrium-role.sh'],
+    ]);
+    // Executable, so the image runs it rather than sourcing it into its own entrypoint (git keeps the bit).
+    expect(statSync(join(root, 'infra/postgres/initdb-atrium-role.sh')).mode & 0o111).toBe(0o111);
+    // Every variable the script and the SQL need comes from the service, and nothing else is asked for.
+    const needed = [
+      ...read('infra/postgres/initdb-atrium-role.sh').matchAll(/\$\{([A-Z][A-Z0-9_]*):\?/g),
+      ...read(sql).matchAll(/^\\getenv \w+ ([A-Z][A-Z0-9_]*)$/gm),
+    ].map((match) => match[1]!);
+    expect([...new Set(needed)].sort()).toEqual([
+      'ATRIUM_DB_BOOTSTRAP_SQL',
+      'ATRIUM_DB_PASSWORD',
+      'ATRIUM_DB_ROLE',
+      'POSTGRES_DB',
+      'POSTGRES_USER',
+    ]);
+    for (const variable of needed) expect(environment[variable], variable).toBeTruthy();
+    expect(environment.ATRIUM_DB_PASSWORD).toBe(ownSecrets.POSTGRES_PASSWORD);
+  });
+
+  it('is healthy only once the init scripts ran: the health check asks over TCP', () => {
+    // The image's first-start server listens on its socket only; the real one, after the scripts, on TCP.
+    const [, command = ''] = postgres.healthcheck!.test!;
+    expect(command).toMatch(/^pg_isready -h 127\.0\.0\.1 /);
+  });
+
+  it('connects the API, the migrations and every other DATABASE_URL as the role, into its schema', () => {
+    const users = Object.entries(resolved).filter(([, service]) => service.environment?.DATABASE_URL);
+    expect(users.map(([name]) => name).sort()).toEqual(['api', 'migrate']);
+    for (const [name, service] of users) {
+      const url = new URL(service.environment!.DATABASE_URL!);
+      expect(url.username, name).toBe(role);
+      expect(url.username, name).not.toBe(environment.POSTGRES_USER);
+      expect(decodeURIComponent(url.password), name).toBe(environment.ATRIUM_DB_PASSWORD);
+      expect(`${url.hostname}${url.pathname}`, name).toBe(`postgres/${environment.POSTGRES_DB}`);
+      expect(service.environment!.MIKRO_ORM_SCHEMA, name).toBe(role);
+      expect(service.depends_on?.postgres?.condition, name).toBe('service_healthy');
+    }
   });
 });

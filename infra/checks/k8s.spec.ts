@@ -468,7 +468,7 @@ describe('infra/k8s overlay local', () => {
         (object) => object.kind === 'ConfigMap' && object.metadata.name.startsWith('atrium-db-bootstrap'),
       );
       expect(script?.data?.['db-bootstrap.sql']).toBe(
-        readFileSync(join(root, 'infra/k8s/base/db-bootstrap.sql'), 'utf8'),
+        readFileSync(join(root, 'infra/postgres/db-bootstrap.sql'), 'utf8'),
       );
       expect(command).toContain('/bootstrap/db-bootstrap.sql');
       const wave = (object: K8sObject) =>

@@ -1,5 +1,6 @@
--- The API's PostgreSQL role and schema, run by the Job atrium-db-bootstrap as the server's superuser before the
--- migrations (docs/deploy.md#the-apis-postgresql-role). Idempotent: running it again only resets the password.
+-- The API's PostgreSQL role and schema, run as the server's superuser before the migrations: on Kubernetes by
+-- the Job atrium-db-bootstrap, in docker compose by initdb-atrium-role.sh when the volume is first initialised
+-- (docs/deploy.md#the-apis-postgresql-role). Idempotent: running it again only resets the password.
 --   psql -v ON_ERROR_STOP=1 -v app_role=atrium -d atrium -f db-bootstrap.sql   (ATRIUM_DB_PASSWORD in the env)
 -- The role owns its schema and nothing else: it may create, change and drop its own tables (so migrations run
 -- as the same role), but it is no superuser, creates no database, role or other schema, and has no rights in
