@@ -25,6 +25,8 @@ export interface AppConfig {
   readonly allowedClients: readonly string[];
   /** Clients whose tokens must be DPoP-bound (`OIDC_DPOP_REQUIRED_CLIENTS`): an unbound one is refused. */
   readonly dpopRequiredClients: readonly string[];
+  /** The platform pipeline's client (`PLATFORM_CLIENT_ID`): only it gives a remote it owns to another owner. */
+  readonly platformClientId: string;
   /**
    * The origin browsers call the API at (`API_PUBLIC_URL`), the same behind a proxy or ingress: a DPoP
    * proof's `htu` must be this origin followed by the request's path.

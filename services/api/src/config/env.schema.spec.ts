@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       jwksRefetchIntervalSeconds: 30,
       allowedClients: ['atrium-shell', 'atrium-deployer', 'atrium-platform'],
       dpopRequiredClients: ['atrium-shell'],
+      platformClientId: 'atrium-platform',
       apiPublicUrl: 'http://localhost:3000',
       dpopProofMaxAgeSeconds: 60,
       database: { driver: 'sqlite', path: '/srv/atrium/.data/atrium.db' },

@@ -58,6 +58,10 @@ const HINTS: Record<string, { expected: string; example: string }> = {
     expected: 'a comma-separated list of client ids whose tokens must be DPoP-bound (cnf.jkt), or none',
     example: 'OIDC_DPOP_REQUIRED_CLIENTS=atrium-shell',
   },
+  PLATFORM_CLIENT_ID: {
+    expected: 'the client id of the platform pipeline, which owns platform code such as the admin console',
+    example: 'PLATFORM_CLIENT_ID=atrium-platform',
+  },
   API_PUBLIC_URL: {
     expected:
       'the http(s) origin browsers call the API at (scheme://host[:port], no path): DPoP proofs name it in htu',
@@ -184,6 +188,9 @@ export const envSchema = z.object({
   OIDC_JWKS_REFETCH_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   OIDC_ALLOWED_CLIENTS: clientList.default(['atrium-shell', 'atrium-deployer', 'atrium-platform']),
   OIDC_DPOP_REQUIRED_CLIENTS: optionalClientList.default(['atrium-shell']),
+  PLATFORM_CLIENT_ID: clientList
+    .refine((clients) => clients.length === 1, 'exactly one client id')
+    .default(['atrium-platform']),
   API_PUBLIC_URL: origin.default(['http://localhost:3000']),
   DPOP_PROOF_MAX_AGE_SECONDS: z.coerce.number().int().min(5).max(300).default(60),
   DATABASE_URL: databaseUrl.prefault('sqlite:.data/atrium.db'),
@@ -248,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     jwksRefetchIntervalSeconds: parsed.OIDC_JWKS_REFETCH_INTERVAL_SECONDS,
     allowedClients: parsed.OIDC_ALLOWED_CLIENTS,
     dpopRequiredClients: parsed.OIDC_DPOP_REQUIRED_CLIENTS,
+    platformClientId: parsed.PLATFORM_CLIENT_ID[0] as string,
     apiPublicUrl: parsed.API_PUBLIC_URL[0] as string,
     dpopProofMaxAgeSeconds: parsed.DPOP_PROOF_MAX_AGE_SECONDS,
     database,

@@ -455,6 +455,29 @@ describe('registry of remotes on SQLite', () => {
     expect((await publish('console', consoleBody('1.0.1'), platform)).statusCode).toBe(201);
   });
 
+  it("refuses an administrator's session handing platform code to a feature deployer, which would let it publish there", async () => {
+    // The chain a feature remote could drive through an administrator's browser: take the admin console's
+    // ownership for its own deployer, then publish its code there.
+    const handover = await updateRemote('console', { owner: 'atrium-deployer' }, admin);
+    expect(handover.statusCode).toBe(403);
+    expect(handover.json()).toMatchObject({
+      code: 'not_remote_owner',
+      owner: 'atrium-platform',
+      detail: expect.stringMatching(/platform code.*only that client may give it another owner/) as unknown,
+    });
+    expect((await history('console')).remote.owner).toBe('atrium-platform');
+    const consoleRelease = {
+      version: '6.6.6',
+      manifestUrl: 'http://localhost:4100/console/6.6.6/mf-manifest.json',
+      ...releaseHashes('console', '6.6.6'),
+    };
+    expect((await publish('console', consoleRelease, publisher)).statusCode).toBe(403);
+    // Administrators still change everything else about it, and the platform client may hand it over.
+    expect((await updateRemote('console', { title: 'Console' }, admin)).statusCode).toBe(200);
+    expect((await updateRemote('console', { owner: 'team-b-deployer' }, platform)).statusCode).toBe(200);
+    expect((await updateRemote('console', { owner: 'atrium-platform' }, admin)).statusCode).toBe(200);
+  });
+
   it.each([
     ['integrity', 'without', undefined],
     ['integrity', 'with a null', null],

@@ -69,6 +69,7 @@ export class RegistryController {
     'validation_failed',
     'invalid_token',
     'insufficient_scope',
+    'not_remote_owner',
     'remote_not_found',
     'path_in_use',
   )

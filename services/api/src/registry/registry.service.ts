@@ -170,6 +170,17 @@ export class RegistryService {
     return this.em.transactional(async (em) => {
       const remote = await this.lockRemote(em, name);
       if (!remote) throw new RemoteNotFoundError(name);
+      // Platform code (the admin console) changes hands only by the platform's own client: a person's session
+      // could be driven by any remote that person opens (docs/security.md, "A remote acts as the person").
+      const { platformClientId } = this.config;
+      if (
+        input.owner !== undefined &&
+        input.owner !== remote.owner &&
+        remote.owner === platformClientId &&
+        user.clientId !== platformClientId
+      ) {
+        throw new NotRemoteOwnerError(name, remote.owner, user.clientId, 'hand over');
+      }
       if (input.path !== undefined) await assertPathFree(em, input.path, name);
       const before = settingsOf(remote);
       const after = { ...before, ...input };

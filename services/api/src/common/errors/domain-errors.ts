@@ -152,11 +152,20 @@ export class RemoteExistsError extends DomainError {
 export class NotRemoteOwnerError extends DomainError {
   readonly code = 'not_remote_owner';
   override readonly extensions: Readonly<Record<string, unknown>>;
-  constructor(name: string, owner: string, clientId: string | null, act: 'publish' | 'activate') {
+  constructor(
+    name: string,
+    owner: string,
+    clientId: string | null,
+    act: 'publish' | 'activate' | 'hand over',
+  ) {
+    const caller = `this token's client (azp) is ${clientId ? `"${clientId}"` : 'not named'}`;
     super(
-      `Remote "${name}" is owned by the deployer client "${owner}": only its owner may ${act} its versions` +
-        `${act === 'activate' ? ' (or an administrator, role atrium-admin)' : ''}, and this token's client ` +
-        `(azp) is ${clientId ? `"${clientId}"` : 'not named'}. An administrator changes a remote's owner.`,
+      act === 'hand over'
+        ? `Remote "${name}" is platform code, owned by "${owner}": only that client may give it another owner, ` +
+            `and ${caller}. Change it with the platform's credentials, not from a browser session.`
+        : `Remote "${name}" is owned by the deployer client "${owner}": only its owner may ${act} its versions` +
+            `${act === 'activate' ? ' (or an administrator, role atrium-admin)' : ''}, and ${caller}. ` +
+            "An administrator changes a remote's owner.",
     );
     this.extensions = { remote: name, owner };
   }
