@@ -95,21 +95,9 @@ export async function registerVersion(options: {
   registration: VersionRegistration;
 }): Promise<RegisteredVersion> {
   const apiUrl = options.apiUrl.replace(/\/+$/, '');
-  const url = `${apiUrl}/api/remotes/${encodeURIComponent(options.remote)}/versions`;
-  const response = await fetchOrExplain(
-    url,
-    {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${options.token}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, application/problem+json',
-      },
-      body: JSON.stringify(options.registration),
-    },
-    () =>
-      `Could not reach the Atrium API at ${apiUrl}. Is it running? Set ATRIUM_API_URL if it lives elsewhere.`,
-  );
+  const path = `/api/remotes/${encodeURIComponent(options.remote)}/versions`;
+  const url = `${apiUrl}${path}`;
+  const response = await postToApi(apiUrl, path, options.token, options.registration);
   if (response.ok) return (await response.json()) as RegisteredVersion;
 
   const problem = (await response.json().catch(() => ({}))) as Problem;
@@ -162,6 +150,25 @@ export async function registerVersion(options: {
   throw new ReleaseError(`The API answered HTTP ${response.status} to ${url}: ${said}.`);
 }
 
+/** POSTs JSON to the API with a deployer's token; an API that does not answer is explained, not thrown raw. */
+function postToApi(apiUrl: string, path: string, token: string, body: unknown): Promise<Response> {
+  const base = apiUrl.replace(/\/+$/, '');
+  return fetchOrExplain(
+    `${base}${path}`,
+    {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, application/problem+json',
+      },
+      body: JSON.stringify(body),
+    },
+    () =>
+      `Could not reach the Atrium API at ${base}. Is it running? Set ATRIUM_API_URL if it lives elsewhere.`,
+  );
+}
+
 /** Body of `POST /api/remotes`: a remote's settings, which only an administrator sets. */
 export interface RemoteSettings {
   name: string;
@@ -188,20 +195,7 @@ export async function createRemote(options: {
   settings: RemoteSettings;
 }): Promise<CreateOutcome> {
   const apiUrl = options.apiUrl.replace(/\/+$/, '');
-  const response = await fetchOrExplain(
-    `${apiUrl}/api/remotes`,
-    {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${options.token}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, application/problem+json',
-      },
-      body: JSON.stringify(options.settings),
-    },
-    () =>
-      `Could not reach the Atrium API at ${apiUrl}. Is it running? Set ATRIUM_API_URL if it lives elsewhere.`,
-  );
+  const response = await postToApi(apiUrl, '/api/remotes', options.token, options.settings);
   if (response.ok) return 'created';
   const problem = (await response.json().catch(() => ({}))) as Problem;
   if (problem.code === 'remote_exists') return 'exists';
