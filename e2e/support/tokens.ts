@@ -126,7 +126,16 @@ export async function nextRenewal(
 ): Promise<StoredSession> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const current = await storedSession(page);
+    let current: StoredSession;
+    try {
+      current = await storedSession(page);
+    } catch (error) {
+      // The shell may reload the page while we poll (a renewal that fell back to a sign-in round trip);
+      // read again once the new page has loaded. Whether the person keeps working is asserted by the caller.
+      if (!String(error).includes('Execution context was destroyed')) throw error;
+      await page.waitForLoadState('load');
+      continue;
+    }
     if (current.refresh_token !== undefined && current.refresh_token !== previous.refresh_token)
       return current;
     if (Date.now() > deadline)
