@@ -25,6 +25,8 @@ export default tseslint.config(
       'test-results/**',
       'playwright-report/**',
       'services/api/src/database/migrations/**',
+      // Written by `npm run contract` (npm test checks it is current).
+      'shell/sdk/src/generated/**',
     ],
   },
   js.configs.recommended,

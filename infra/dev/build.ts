@@ -36,9 +36,17 @@ export const buildables: readonly { workspace: string; output: string; inputs: r
     })),
 ];
 
-/** Builds every deployable whose sources are newer than its dist/ (or that has never been built). */
-export async function buildStale(root: string, log: (line: string) => void): Promise<void> {
+/**
+ * Builds every deployable (or those of `only`) whose sources are newer than its dist/ (or that has never
+ * been built).
+ */
+export async function buildStale(
+  root: string,
+  log: (line: string) => void,
+  only?: readonly string[],
+): Promise<void> {
   for (const { workspace, output, inputs } of buildables) {
+    if (only && !only.includes(workspace)) continue;
     const built = statSync(join(root, workspace, output), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     const source = Math.max(...inputs.map((input) => newestMtime(join(root, input))));
     if (built > source) {

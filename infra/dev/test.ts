@@ -1,6 +1,6 @@
 // `npm test`: every tier against the real parts, ending with one `N passed, N failed` line.
 //   system parts (Java, Chromium, nginx, kubectl: installed when missing) → static checks (typecheck, lint)
-//   → build → unit → integration (Keycloak + PostgreSQL) → browser (Chromium)
+//   → build → contract (generated files up to date, OpenAPI lint) → unit → integration (Keycloak + PostgreSQL) → browser (Chromium)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -111,6 +111,9 @@ await timed('build', async () => {
   await buildStale(root, (line) => console.log(`  ${line}`));
   return { passed: 1, failed: 0 };
 });
+// The committed contract (sdk's generated OpenAPI document, wire types and rule module) matches the API,
+// and Redocly finds no error in the document: fails with "run npm run contract" otherwise.
+await timed('contract', () => check(['run', 'contract', '--', '--check']));
 await timed('unit tests', () => vitest('unit'));
 
 // One Keycloak with a freshly imported realm and one PostgreSQL serve the integration and browser tiers.

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/create-test-app.js';
+import { ERROR_CATALOGUE } from './common/errors/error-catalogue.js';
 import { type LocalIssuer, startLocalIssuer } from '../test/local-issuer.js';
 
 describe('operations: OpenAPI, logs, request ids, security headers', () => {
@@ -66,6 +67,28 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
       expect.arrayContaining(['201', '400', '401', '403', '409']),
     );
     expect(document.components.schemas['Problem']).toBeDefined();
+    // Every reference resolves inside the document (zod's own `#/$defs/...` ones were the dangling kind).
+    const refs = [...JSON.stringify(document).matchAll(/"\$ref":"([^"]+)"/g)].map((match) => match[1] ?? '');
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of new Set(refs)) {
+      const target = ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
+      expect(target, ref).toBeDefined();
+    }
+    // Every problem code of the catalogue has an example, and each operation's problem answers carry
+    // an example per code.
+    const examples = (document.components as { examples?: Record<string, { value: { code: string } }> })
+      .examples;
+    expect(Object.keys(examples ?? {}).sort()).toEqual(Object.keys(ERROR_CATALOGUE).sort());
+    const forbidden = publish?.responses['403'] as {
+      content: Record<string, { examples: Record<string, unknown> }>;
+    };
+    expect(Object.keys(forbidden.content['application/problem+json']?.examples ?? {})).toEqual([
+      'insufficient_scope',
+      'not_remote_owner',
+    ]);
     const audit = document.paths['/api/audit']?.['get'] as {
       parameters?: Array<{ name: string; in: string }>;
     };

@@ -2,7 +2,7 @@ import fastifyCors from '@fastify/cors';
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import {
   type FastifyError,
   type FastifyInstance,
@@ -12,12 +12,7 @@ import {
 } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
-import {
-  BEARER_SCHEME,
-  DPOP_SCHEME,
-  problemComponent,
-  toOpenApiSchema,
-} from './common/openapi/api-docs.decorators.js';
+import { describeApi } from './common/openapi/openapi-document.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
 import { setResponseHeaders } from './common/http/response-headers.js';
 import { createRootLogger, PinoNestLogger, requestIdOf } from './common/logging/logger.js';
@@ -33,6 +28,11 @@ export interface CreateAppOptions {
   logDestination?: DestinationStream;
   /** `false` silences Nest's own lines (tests); request logs still follow LOG_LEVEL. */
   logger?: false | LoggerService;
+  /**
+   * Builds the module graph without creating a provider (Nest's preview mode): no database connection, no
+   * issuer discovery. Enough for the OpenAPI document (`npm run contract`), useless for requests.
+   */
+  preview?: boolean;
 }
 
 /**
@@ -66,6 +66,7 @@ export async function createApp(
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: options.logger ?? new PinoNestLogger(rootLogger.child({ component: 'nest' })),
     abortOnError: false,
+    preview: options.preview ?? false,
   });
   const fastify = app.getHttpAdapter().getInstance();
   // Request id and security headers, on the Fastify reply in one synchronous hook. Nest's
@@ -117,33 +118,7 @@ function handOverInFlightRequests(fastify: FastifyInstance): void {
 }
 
 function setUpOpenApi(app: NestFastifyApplication): void {
-  const base = new DocumentBuilder()
-    .setOpenAPIVersion('3.1.0')
-    .setTitle('Atrium API')
-    .setDescription(
-      'Profiles and the registry of remotes. Every route except /api/health/* needs a Keycloak access token: ' +
-        'a DPoP-bound one (people) as Authorization: DPoP with a fresh DPoP proof header per request (RFC 9449), ' +
-        'an unbound one (machine clients) as Authorization: Bearer. Errors are RFC 9457 problem+json documents ' +
-        'with a stable `code`, listed in docs/errors.md.',
-    )
-    .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SCHEME)
-    .addSecurity(DPOP_SCHEME, {
-      type: 'http',
-      scheme: 'DPoP',
-      description:
-        'A DPoP-bound access token with a DPoP proof header (htu: API_PUBLIC_URL + path), RFC 9449',
-    })
-    .build();
-  const document = SwaggerModule.createDocument(app, base, {
-    standardSchemaConverter: (schema, { schemaType }) => toOpenApiSchema(schema, schemaType),
-    operationIdFactory: (_controller, method) => method,
-  });
-  document.components = {
-    ...document.components,
-    schemas: { ...document.components?.schemas, Problem: problemComponent() },
-  };
-  SwaggerModule.setup('api/docs', app, document, {
+  SwaggerModule.setup('api/docs', app, describeApi(app), {
     jsonDocumentUrl: 'api/docs-json',
     raw: ['json'],
   });

@@ -1,16 +1,28 @@
-import { Controller, Get, HttpCode, Res } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
 import { Public } from '../auth/public.decorator.js';
 import { SigningKeySource } from '../auth/signing-key-source.js';
 import { DatabaseHealth } from '../database/database-health.js';
+import { ApiDocument, ApiPublic } from '../common/openapi/api-docs.decorators.js';
 
+const livenessSchema = z.object({ status: z.literal('ok') }).meta({ id: 'Liveness' });
+
+const upDown = z.enum(['up', 'down']);
 /** Readiness body; `checks` says which dependency is missing without exposing connection details. */
-export interface ReadinessDocument {
-  status: 'ready' | 'not_ready';
-  checks: { database: 'up' | 'down'; issuer: 'up' | 'down' };
-}
+const readinessSchema = z
+  .object({
+    status: z.enum(['ready', 'not_ready']),
+    checks: z.object({ database: upDown, issuer: upDown }),
+  })
+  .meta({ id: 'Readiness' });
+
+export type ReadinessDocument = z.output<typeof readinessSchema>;
 
 @Public()
+@ApiPublic()
+@ApiTags('health')
 @Controller('health')
 export class HealthController {
   constructor(
@@ -20,13 +32,21 @@ export class HealthController {
 
   /** Liveness: the process answers. Never depends on anything else, or orchestrators would restart a healthy process. */
   @Get('live')
-  @HttpCode(200)
+  @ApiOperation({ summary: 'Liveness: the process answers (for orchestrators)' })
+  @ApiDocument(200, livenessSchema, 'the process is alive')
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   /** Readiness: the database answers and the issuer's keys are loaded. */
   @Get('ready')
+  @ApiOperation({ summary: "Readiness: the database answers and the issuer's keys are loaded" })
+  @ApiResponse({ status: 200, description: 'ready to serve', standardSchema: readinessSchema })
+  @ApiResponse({
+    status: 503,
+    description: 'not ready (Retry-After: 5); `checks` names what is down',
+    standardSchema: readinessSchema,
+  })
   async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<ReadinessDocument> {
     const database = await this.database.check();
     const issuer = this.keys.state();

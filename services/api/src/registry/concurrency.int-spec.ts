@@ -22,7 +22,7 @@ const THEMES = ['light', 'dark', 'system'] as const;
 
 describe('2,000 mixed requests at 32 concurrent connections on PostgreSQL', () => {
   const suffix = randomBytes(3).toString('hex');
-  const remotes = [0, 1, 2, 3].map((index) => `it-load${index}-${suffix}`);
+  const remotes = [0, 1, 2, 3].map((index) => `itload${index}x${suffix}`);
   let api: TestApp;
   let base: string;
   let agent: Agent;
@@ -61,7 +61,7 @@ describe('2,000 mixed requests at 32 concurrent connections on PostgreSQL', () =
     const list = remotes.map((name) => `'${name}'`).join(', ');
     await adminQuery(
       databaseUrl,
-      `DELETE FROM audit_event WHERE target LIKE 'it-load%-${suffix}@%' OR target IN (${list})`,
+      `DELETE FROM audit_event WHERE target LIKE 'itload%x${suffix}@%' OR target IN (${list})`,
       `DELETE FROM remote WHERE name IN (${list})`,
     );
   });
@@ -155,7 +155,7 @@ describe('2,000 mixed requests at 32 concurrent connections on PostgreSQL', () =
     }
     const audit = await countRows(
       databaseUrl,
-      `SELECT count(*)::int AS n FROM audit_event WHERE target LIKE 'it-load%-${suffix}@%'`,
+      `SELECT count(*)::int AS n FROM audit_event WHERE target LIKE 'itload%x${suffix}@%'`,
     );
     const expected =
       [...published.values()].reduce((sum, set) => sum + set.size, 0) +

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
 import { releaseHashes } from '../../test/release-hashes.js';
+import { REMOTE_NAME_RULE } from './remote-rules.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
 import type { RemoteDetail } from './registry.service.js';
@@ -82,8 +83,8 @@ describe('registry of remotes on SQLite', () => {
 
   const body = (version: string, extra: Record<string, unknown> = {}) => ({
     version,
-    manifestUrl: `http://localhost:4100/time-off/${version}/mf-manifest.json`,
-    ...releaseHashes('time-off', version),
+    manifestUrl: `http://localhost:4100/timeoff/${version}/mf-manifest.json`,
+    ...releaseHashes('timeoff', version),
     ...extra,
   });
 
@@ -111,7 +112,7 @@ describe('registry of remotes on SQLite', () => {
 
   it('lets an administrator create a remote with its settings and owner, audited as remote.created', async () => {
     const response = await createRemote({
-      name: 'time-off',
+      name: 'timeoff',
       title: 'Time off',
       path: '/time-off',
       navOrder: 5,
@@ -119,7 +120,7 @@ describe('registry of remotes on SQLite', () => {
     });
     expect(response.statusCode).toBe(201);
     expect(response.json()).toMatchObject({
-      name: 'time-off',
+      name: 'timeoff',
       title: 'Time off',
       path: '/time-off',
       navOrder: 5,
@@ -131,9 +132,9 @@ describe('registry of remotes on SQLite', () => {
     expect(event).toMatchObject({
       actor: 'ada',
       action: 'remote.created',
-      target: 'time-off',
+      target: 'timeoff',
       details: {
-        remote: 'time-off',
+        remote: 'timeoff',
         title: 'Time off',
         path: '/time-off',
         navOrder: 5,
@@ -156,13 +157,13 @@ describe('registry of remotes on SQLite', () => {
   });
 
   it('answers 409 remote_exists for a name that exists, and path_in_use for a path another remote uses', async () => {
-    const again = await createRemote({ name: 'time-off', title: 'Again', path: '/again', owner: 'x' });
+    const again = await createRemote({ name: 'timeoff', title: 'Again', path: '/again', owner: 'x' });
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ code: 'remote_exists' });
     const samePath = await createRemote({ name: 'other', title: 'Other', path: '/time-off', owner: 'x' });
     expect(samePath.statusCode).toBe(409);
     expect(samePath.json()).toMatchObject({ code: 'path_in_use' });
-    expect((await history('time-off')).remote.title).toBe('Time off');
+    expect((await history('timeoff')).remote.title).toBe('Time off');
   });
 
   it('refuses a publish to a remote nobody created with 404 saying an administrator must create it first', async () => {
@@ -176,11 +177,11 @@ describe('registry of remotes on SQLite', () => {
   });
 
   it('lets the owning deployer publish and activate, answering 201 with the remote and the version', async () => {
-    const response = await publish('time-off', body('1.0.0', { activate: true }));
+    const response = await publish('timeoff', body('1.0.0', { activate: true }));
     expect(response.statusCode).toBe(201);
     expect(response.json()).toMatchObject({
       remote: {
-        name: 'time-off',
+        name: 'timeoff',
         title: 'Time off',
         path: '/time-off',
         navOrder: 5,
@@ -191,7 +192,7 @@ describe('registry of remotes on SQLite', () => {
       version: {
         version: '1.0.0',
         active: true,
-        ...releaseHashes('time-off', '1.0.0'),
+        ...releaseHashes('timeoff', '1.0.0'),
         publishedBy: 'service-account-atrium-deployer',
       },
     });
@@ -201,19 +202,19 @@ describe('registry of remotes on SQLite', () => {
     const response = await api.request({ url: '/api/remotes', token: user });
     expect(response.statusCode).toBe(200);
     expect(response.json<{ remotes: RemoteEntryBody[] }>().remotes).toContainEqual({
-      name: 'time-off',
+      name: 'timeoff',
       title: 'Time off',
       path: '/time-off',
       navOrder: 5,
       version: '1.0.0',
-      entry: 'http://localhost:4100/time-off/1.0.0/mf-manifest.json',
-      ...releaseHashes('time-off', '1.0.0'),
+      entry: 'http://localhost:4100/timeoff/1.0.0/mf-manifest.json',
+      ...releaseHashes('timeoff', '1.0.0'),
     });
   });
 
   it('refuses publishing without the remote-publisher role with 403 insufficient_scope', async () => {
     for (const token of [user, admin]) {
-      const response = await publish('time-off', body('9.9.9'), token);
+      const response = await publish('timeoff', body('9.9.9'), token);
       expect(response.statusCode).toBe(403);
       expect(response.headers['www-authenticate']).toMatch(
         /^Bearer realm="atrium", error="insufficient_scope"/,
@@ -226,29 +227,29 @@ describe('registry of remotes on SQLite', () => {
   });
 
   it("refuses another team's deployer publishing or activating the remote with 403 not_remote_owner; the owner carries on", async () => {
-    const published = await publish('time-off', body('6.6.6', { activate: true }), otherPublisher);
+    const published = await publish('timeoff', body('6.6.6', { activate: true }), otherPublisher);
     expect(published.statusCode).toBe(403);
     expect(published.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(published.json()).toMatchObject({
       code: 'not_remote_owner',
       owner: 'atrium-deployer',
-      remote: 'time-off',
+      remote: 'timeoff',
     });
     expect(published.json<{ detail: string }>().detail).toMatch(
       /owned by the deployer client "atrium-deployer": only its owner may publish its versions.*"team-b-deployer"/,
     );
-    const activated = await activate('time-off', '1.0.0', otherPublisher);
+    const activated = await activate('timeoff', '1.0.0', otherPublisher);
     expect(activated.statusCode).toBe(403);
     expect(activated.json()).toMatchObject({ code: 'not_remote_owner' });
     expect(activated.json<{ detail: string }>().detail).toMatch(/only its owner may activate its versions/);
 
-    const after = await history('time-off');
+    const after = await history('timeoff');
     expect(after.versions.map((v) => v.version)).toEqual(['1.0.0']);
     expect(after.remote.activeVersion).toBe('1.0.0');
     // The legitimate owner is not disturbed by the refusals.
-    expect((await publish('time-off', body('1.0.1'))).statusCode).toBe(201);
-    expect((await activate('time-off', '1.0.1', publisher)).json()).toMatchObject({ activeVersion: '1.0.1' });
-    expect((await activate('time-off', '1.0.0', publisher)).json()).toMatchObject({ activeVersion: '1.0.0' });
+    expect((await publish('timeoff', body('1.0.1'))).statusCode).toBe(201);
+    expect((await activate('timeoff', '1.0.1', publisher)).json()).toMatchObject({ activeVersion: '1.0.1' });
+    expect((await activate('timeoff', '1.0.0', publisher)).json()).toMatchObject({ activeVersion: '1.0.0' });
   });
 
   it.each([
@@ -260,14 +261,14 @@ describe('registry of remotes on SQLite', () => {
   ])(
     'refuses %s on publish with 400 saying it is an administrator’s act, changing nothing',
     async (field, value) => {
-      const before = (await history('time-off')).remote;
-      const response = await publish('time-off', body('7.0.0', { activate: true, [field]: value }));
+      const before = (await history('timeoff')).remote;
+      const response = await publish('timeoff', body('7.0.0', { activate: true, [field]: value }));
       expect(response.statusCode).toBe(400);
       const errors = response.json<{ errors: Array<{ field: string; message: string }> }>().errors;
       expect(errors).toEqual([
         { field, message: expect.stringContaining('set by an administrator') as unknown },
       ]);
-      const after = await history('time-off');
+      const after = await history('timeoff');
       expect(after.remote).toEqual(before);
       expect(after.versions.map((v) => v.version)).not.toContain('7.0.0');
     },
@@ -276,9 +277,9 @@ describe('registry of remotes on SQLite', () => {
   it('refuses the admin routes to a user without atrium-admin, and any route without a token', async () => {
     for (const [method, url, payload] of [
       ['POST', '/api/remotes', { name: 'x1', title: 'X', path: '/x1', owner: 'atrium-deployer' }],
-      ['PATCH', '/api/remotes/time-off', { title: 'X' }],
-      ['PUT', '/api/remotes/time-off/active', { version: '1.0.0' }],
-      ['GET', '/api/remotes/time-off/versions', undefined],
+      ['PATCH', '/api/remotes/timeoff', { title: 'X' }],
+      ['PUT', '/api/remotes/timeoff/active', { version: '1.0.0' }],
+      ['GET', '/api/remotes/timeoff/versions', undefined],
       ['GET', '/api/admin/remotes', undefined],
       ['GET', '/api/audit', undefined],
     ] as const) {
@@ -295,37 +296,37 @@ describe('registry of remotes on SQLite', () => {
   });
 
   it("refuses a deployer changing a remote's settings (even its own) with 403, leaving it as it was", async () => {
-    const before = (await history('time-off')).remote;
+    const before = (await history('timeoff')).remote;
     for (const token of [publisher, otherPublisher]) {
-      const response = await updateRemote('time-off', { requiredRoles: ['nobody'], path: '/hijack' }, token);
+      const response = await updateRemote('timeoff', { requiredRoles: ['nobody'], path: '/hijack' }, token);
       expect(response.statusCode).toBe(403);
       expect(response.json()).toMatchObject({ code: 'insufficient_scope', requiredRoles: ['atrium-admin'] });
     }
-    expect((await history('time-off')).remote).toEqual(before);
-    expect(await names(user)).toContain('time-off');
+    expect((await history('timeoff')).remote).toEqual(before);
+    expect(await names(user)).toContain('timeoff');
   });
 
   it('lets an administrator change who sees a remote, audited as remote.updated with each old and new value', async () => {
-    const response = await updateRemote('time-off', { title: 'Leave', requiredRoles: ['atrium-admin'] });
+    const response = await updateRemote('timeoff', { title: 'Leave', requiredRoles: ['atrium-admin'] });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({
-      name: 'time-off',
+      name: 'timeoff',
       title: 'Leave',
       path: '/time-off',
       requiredRoles: ['atrium-admin'],
       owner: 'atrium-deployer',
       activeVersion: '1.0.0',
     });
-    expect(await names(user)).not.toContain('time-off');
-    expect(await names(admin)).toContain('time-off');
+    expect(await names(user)).not.toContain('timeoff');
+    expect(await names(admin)).toContain('timeoff');
     const [event] = (await latestAudit(1)).items;
     expect(event).toEqual(
       expect.objectContaining({
         actor: 'ada',
         action: 'remote.updated',
-        target: 'time-off',
+        target: 'timeoff',
         details: {
-          remote: 'time-off',
+          remote: 'timeoff',
           changes: {
             title: { from: 'Time off', to: 'Leave' },
             requiredRoles: { from: [], to: ['atrium-admin'] },
@@ -336,21 +337,21 @@ describe('registry of remotes on SQLite', () => {
 
     // Sending the values it already has changes nothing and records nothing.
     const total = (await latestAudit(1)).total;
-    expect((await updateRemote('time-off', { title: 'Leave' })).statusCode).toBe(200);
+    expect((await updateRemote('timeoff', { title: 'Leave' })).statusCode).toBe(200);
     expect((await latestAudit(1)).total).toBe(total);
 
-    expect((await updateRemote('time-off', { title: 'Time off', requiredRoles: [] })).statusCode).toBe(200);
-    expect(await names(user)).toContain('time-off');
+    expect((await updateRemote('timeoff', { title: 'Time off', requiredRoles: [] })).statusCode).toBe(200);
+    expect(await names(user)).toContain('timeoff');
   });
 
   it('hands a remote to another owner: from then on only the new owner publishes', async () => {
-    expect((await updateRemote('time-off', { owner: 'team-b-deployer' })).json()).toMatchObject({
+    expect((await updateRemote('timeoff', { owner: 'team-b-deployer' })).json()).toMatchObject({
       owner: 'team-b-deployer',
     });
-    expect((await publish('time-off', body('1.2.0'))).json()).toMatchObject({ code: 'not_remote_owner' });
-    expect((await publish('time-off', body('1.2.0'), otherPublisher)).statusCode).toBe(201);
-    expect((await updateRemote('time-off', { owner: 'atrium-deployer' })).statusCode).toBe(200);
-    expect((await publish('time-off', body('1.3.0'), otherPublisher)).statusCode).toBe(403);
+    expect((await publish('timeoff', body('1.2.0'))).json()).toMatchObject({ code: 'not_remote_owner' });
+    expect((await publish('timeoff', body('1.2.0'), otherPublisher)).statusCode).toBe(201);
+    expect((await updateRemote('timeoff', { owner: 'atrium-deployer' })).statusCode).toBe(200);
+    expect((await publish('timeoff', body('1.3.0'), otherPublisher)).statusCode).toBe(403);
   });
 
   it('answers 409 path_in_use when a change would take the path of another remote', async () => {
@@ -365,40 +366,40 @@ describe('registry of remotes on SQLite', () => {
   });
 
   it('publishes without activating, then an administrator activates and rolls back, auditing each change', async () => {
-    expect((await publish('time-off', body('1.1.0'))).statusCode).toBe(201);
+    expect((await publish('timeoff', body('1.1.0'))).statusCode).toBe(201);
     expect(
       (await api.request({ url: '/api/remotes', token: user }))
         .json<{ remotes: RemoteEntryBody[] }>()
-        .remotes.find((r) => r.name === 'time-off')?.version,
+        .remotes.find((r) => r.name === 'timeoff')?.version,
     ).toBe('1.0.0');
 
-    const activated = await activate('time-off', '1.1.0');
+    const activated = await activate('timeoff', '1.1.0');
     expect(activated.statusCode).toBe(200);
-    expect(activated.json()).toMatchObject({ name: 'time-off', activeVersion: '1.1.0' });
+    expect(activated.json()).toMatchObject({ name: 'timeoff', activeVersion: '1.1.0' });
     expect(
       (await api.request({ url: '/api/remotes', token: user }))
         .json<{ remotes: RemoteEntryBody[] }>()
-        .remotes.find((r) => r.name === 'time-off'),
-    ).toMatchObject({ version: '1.1.0', ...releaseHashes('time-off', '1.1.0') });
+        .remotes.find((r) => r.name === 'timeoff'),
+    ).toMatchObject({ version: '1.1.0', ...releaseHashes('timeoff', '1.1.0') });
 
-    expect((await activate('time-off', '1.0.0')).json()).toMatchObject({ activeVersion: '1.0.0' });
-    const versions = (await history('time-off')).versions;
+    expect((await activate('timeoff', '1.0.0')).json()).toMatchObject({ activeVersion: '1.0.0' });
+    const versions = (await history('timeoff')).versions;
     expect(versions.find((v) => v.active)?.version).toBe('1.0.0');
     expect(versions.map((v) => v.version)).toEqual(['1.1.0', '1.2.0', '1.0.1', '1.0.0']);
 
     const page = await latestAudit(3);
     expect(page.pageSize).toBe(3);
     expect(page.items.map((item) => [item.actor, item.action, item.target])).toEqual([
-      ['ada', 'remote.version.activated', 'time-off@1.0.0'],
-      ['ada', 'remote.version.activated', 'time-off@1.1.0'],
-      ['service-account-atrium-deployer', 'remote.version.published', 'time-off@1.1.0'],
+      ['ada', 'remote.version.activated', 'timeoff@1.0.0'],
+      ['ada', 'remote.version.activated', 'timeoff@1.1.0'],
+      ['service-account-atrium-deployer', 'remote.version.published', 'timeoff@1.1.0'],
     ]);
     expect(page.items[0]?.details).toMatchObject({ previousVersion: '1.1.0' });
     expect(page.items[2]?.details).toEqual({
-      remote: 'time-off',
+      remote: 'timeoff',
       version: '1.1.0',
-      manifestUrl: 'http://localhost:4100/time-off/1.1.0/mf-manifest.json',
-      ...releaseHashes('time-off', '1.1.0'),
+      manifestUrl: 'http://localhost:4100/timeoff/1.1.0/mf-manifest.json',
+      ...releaseHashes('timeoff', '1.1.0'),
     });
   });
 
@@ -406,7 +407,7 @@ describe('registry of remotes on SQLite', () => {
     const unknownRemote = await activate('nope', '1.0.0');
     expect(unknownRemote.statusCode).toBe(404);
     expect(unknownRemote.json()).toMatchObject({ code: 'remote_not_found' });
-    expect((await activate('time-off', '7.0.0')).json()).toMatchObject({
+    expect((await activate('timeoff', '7.0.0')).json()).toMatchObject({
       code: 'version_not_found',
       status: 404,
     });
@@ -444,7 +445,7 @@ describe('registry of remotes on SQLite', () => {
       code: 'not_remote_owner',
     });
     // Owning one remote gives the platform no say over another team's.
-    expect((await publish('time-off', body('8.0.0'), platform)).json()).toMatchObject({
+    expect((await publish('timeoff', body('8.0.0'), platform)).json()).toMatchObject({
       code: 'not_remote_owner',
       owner: 'atrium-deployer',
     });
@@ -489,13 +490,13 @@ describe('registry of remotes on SQLite', () => {
       const payload: Record<string, unknown> = body('3.0.0', { activate: true });
       if (value === undefined) delete payload[field];
       else payload[field] = value;
-      const response = await publish('time-off', payload);
+      const response = await publish('timeoff', payload);
       expect(response.statusCode).toBe(400);
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
       const errors = response.json<{ errors: Array<{ field: string; message: string }> }>().errors;
       expect(errors.map((error) => error.field)).toEqual([field]);
       expect(errors[0]?.message).toMatch(/^is required: the SRI sha384 hash .*npm run release/);
-      expect((await history('time-off')).versions.map((v) => v.version)).not.toContain('3.0.0');
+      expect((await history('timeoff')).versions.map((v) => v.version)).not.toContain('3.0.0');
     },
   );
 
@@ -542,7 +543,7 @@ describe('registry of remotes on SQLite', () => {
     const remotes = all.json<{ remotes: Array<RemoteDetailBody & { versions: unknown[] }> }>().remotes;
     expect(remotes.map((r) => [r.name, r.owner])).toEqual(
       expect.arrayContaining([
-        ['time-off', 'atrium-deployer'],
+        ['timeoff', 'atrium-deployer'],
         ['console', 'atrium-platform'],
       ]),
     );
@@ -564,12 +565,12 @@ describe('registry of remotes on SQLite', () => {
     ],
     [
       'a URL that is not a manifest',
-      body('2.0.0', { manifestUrl: 'http://localhost:4100/time-off/remoteEntry.js' }),
+      body('2.0.0', { manifestUrl: 'http://localhost:4100/timeoff/remoteEntry.js' }),
       'manifestUrl',
     ],
     [
       'a manifest URL with a NUL',
-      body('2.0.0', { manifestUrl: 'http://localhost:4100/time-off/2.0.0\u0000/mf-manifest.json' }),
+      body('2.0.0', { manifestUrl: 'http://localhost:4100/timeoff/2.0.0\u0000/mf-manifest.json' }),
       'manifestUrl',
     ],
     ['an integrity that is not SRI', body('2.0.0', { integrity: 'md5-abc' }), 'integrity'],
@@ -587,7 +588,7 @@ describe('registry of remotes on SQLite', () => {
     ['an unknown field', body('2.0.0', { colour: 'red' }), 'colour'],
     ['a body that is not an object', [1, 2], '(body)'],
   ])('refuses a publish with %s with 400 naming the field', async (_name, payload, field) => {
-    const response = await publish('time-off', payload);
+    const response = await publish('timeoff', payload);
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ code: 'validation_failed' });
     expect(fieldsOf(response)).toContain(field);
@@ -599,6 +600,27 @@ describe('registry of remotes on SQLite', () => {
     path: '/fresh',
     owner: 'atrium-deployer',
     ...extra,
+  });
+
+  // The rule a Module Federation container name needs, the same sentence the build, the release CLI and
+  // the shell give (remote-rules.ts).
+  it.each(['time-off', 'time_off', 'Profile', 'p', '1up', `a${'b'.repeat(40)}`])(
+    'refuses a remote named %j with problem+json 400 naming the one rule',
+    async (name) => {
+      const response = await createRemote(remote({ name }));
+      expect(response.statusCode).toBe(400);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.json()).toMatchObject({
+        code: 'validation_failed',
+        errors: [{ field: 'name', message: REMOTE_NAME_RULE }],
+      });
+    },
+  );
+
+  it('refuses a bad name in the path with the same rule', async () => {
+    const response = await publish('time-off', body('2.0.0'));
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ errors: [{ field: 'name', message: REMOTE_NAME_RULE }] });
   });
 
   it.each([
@@ -630,7 +652,7 @@ describe('registry of remotes on SQLite', () => {
     ['an owner that is not a client id', { owner: '' }, 'owner'],
     ['a name (which never changes)', { name: 'renamed' }, 'name'],
   ])('refuses a change with %s with 400 naming the field', async (_name, payload, field) => {
-    const response = await updateRemote('time-off', payload);
+    const response = await updateRemote('timeoff', payload);
     expect(response.statusCode).toBe(400);
     expect(fieldsOf(response)).toContain(field);
   });

@@ -41,9 +41,9 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
   // Names of our own: the database may hold other tests' remotes, and we remove ours afterwards. `admin` is
   // the admin console's real name (the database is created for this run, so it is not there before).
   const suffix = randomBytes(3).toString('hex');
-  const open = `it-open-${suffix}`;
-  const admins = `it-admins-${suffix}`;
-  const theirs = `it-theirs-${suffix}`;
+  const open = `itopen${suffix}`;
+  const admins = `itadmins${suffix}`;
+  const theirs = `ittheirs${suffix}`;
   const consoleRemote = 'admin';
   const ours = [open, admins, theirs, consoleRemote];
   let api: TestApp;
@@ -151,7 +151,7 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
 
   it('refuses atrium-deployer creating a remote or changing who sees one (403), and nothing changes', async () => {
     const created = await createRemote(
-      { name: `it-mine-${suffix}`, title: 'Mine', path: `/it-mine-${suffix}`, owner: 'atrium-deployer' },
+      { name: `itmine${suffix}`, title: 'Mine', path: `/it-mine-${suffix}`, owner: 'atrium-deployer' },
       deployer,
     );
     expect(created.statusCode).toBe(403);
@@ -168,7 +168,7 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
     expect((await history(admins)).remote).toEqual(before);
     expect((await history(consoleRemote)).remote.owner).toBe('atrium-platform');
     expect(
-      (await api.request({ url: `/api/remotes/it-mine-${suffix}/versions`, token: ada })).statusCode,
+      (await api.request({ url: `/api/remotes/itmine${suffix}/versions`, token: ada })).statusCode,
     ).toBe(404);
   });
 
@@ -374,7 +374,7 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
       expiresAt: Number.MAX_SAFE_INTEGER,
       boundKeyThumbprint: null,
     };
-    const nul = `it-nul-${suffix}`;
+    const nul = `itnul${suffix}`;
     const refusal: unknown = await RequestContext.create(api.app.get(MikroORM).em, () =>
       registry.create(administrator, {
         name: nul,

@@ -1,8 +1,13 @@
-import semver from 'semver';
 import { z } from 'zod';
+import {
+  REMOTE_NAME_PATTERN,
+  REMOTE_NAME_RULE,
+  VERSION_MAX_LENGTH,
+  VERSION_PATTERN,
+  VERSION_RULE,
+  versionProblem,
+} from './remote-rules.js';
 
-/** The rule for remote names: also the Module Federation container name, so short and plain. */
-export const REMOTE_NAME = /^[a-z][a-z0-9-]{1,39}$/;
 const KEBAB_PATH = /^(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)+$/;
 const ROLE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 // Keycloak client ids as the realm uses them; bounded by the column that stores a remote's owner.
@@ -14,14 +19,22 @@ const NO_CONTROL_CHARACTERS = /^\P{Cc}*$/u;
 // Routes the shell and the platform own; a remote claiming them would shadow sign-in or the API.
 const RESERVED_PATHS = ['/auth', '/api'];
 
+/** A remote's name, by the one rule in remote-rules.ts (refused with its sentence). */
 export const remoteNameSchema = z
-  .string()
-  .regex(REMOTE_NAME, 'must be 2-40 characters: a lowercase letter, then lowercase letters, digits or -');
+  .string(REMOTE_NAME_RULE)
+  .regex(REMOTE_NAME_PATTERN, REMOTE_NAME_RULE)
+  .meta({ description: `a remote's name: ${REMOTE_NAME_RULE}`, example: 'profile' });
 
+/** A release's version, by the one rule in remote-rules.ts. */
 export const versionSchema = z
-  .string()
-  .max(64, 'must be at most 64 characters')
-  .refine((value) => semver.valid(value) === value, 'must be a semantic version such as 1.4.0');
+  .string(VERSION_RULE)
+  .refine((value) => versionProblem(value) === undefined, VERSION_RULE)
+  .meta({
+    description: `a release's version: ${VERSION_RULE}`,
+    pattern: VERSION_PATTERN.source,
+    maxLength: VERSION_MAX_LENGTH,
+    example: '1.4.0',
+  });
 
 /**
  * A required SRI sha384 hash of one stored file of the release. Missing or null is refused with a message
@@ -189,7 +202,21 @@ const remoteDetailShape = {
   updatedAt: z.iso.datetime(),
 };
 
-export const remoteDetailSchema = z.object(remoteDetailShape).meta({ id: 'RemoteDetail' });
+const remoteDetailExample = {
+  name: 'profile',
+  title: 'Profile',
+  path: '/profile',
+  navOrder: 10,
+  requiredRoles: [],
+  owner: 'atrium-deployer',
+  activeVersion: '1.0.1',
+  createdAt: '2026-11-22T02:20:24.000Z',
+  updatedAt: '2026-11-23T10:45:38.000Z',
+};
+
+export const remoteDetailSchema = z
+  .object(remoteDetailShape)
+  .meta({ id: 'RemoteDetail', description: 'a registered remote', example: remoteDetailExample });
 
 export const versionDocSchema = z
   .object({
@@ -202,7 +229,19 @@ export const versionDocSchema = z
     publishedAt: z.iso.datetime(),
     active: z.boolean(),
   })
-  .meta({ id: 'VersionDoc' });
+  .meta({
+    id: 'VersionDoc',
+    description: 'one immutable release of a remote',
+    example: {
+      version: '1.0.1',
+      manifestUrl: 'http://localhost:4100/profile/1.0.1/mf-manifest.json',
+      integrity: `sha384-${'A'.repeat(64)}`,
+      manifestIntegrity: `sha384-${'B'.repeat(64)}`,
+      publishedBy: 'atrium-deployer',
+      publishedAt: '2026-11-23T10:45:38.000Z',
+      active: true,
+    },
+  });
 
 export const remoteListSchema = z.object({
   remotes: z.array(
@@ -217,17 +256,38 @@ export const remoteListSchema = z.object({
         integrity: z.string().describe('SRI hash of the remoteEntry.js the manifest names'),
         manifestIntegrity: z.string().describe('SRI hash of the mf-manifest.json, its exact bytes'),
       })
-      .meta({ id: 'RemoteEntry' }),
+      .meta({
+        id: 'RemoteEntry',
+        description: 'a remote the caller may load, with its active release',
+        example: {
+          name: 'profile',
+          title: 'Profile',
+          path: '/profile',
+          navOrder: 10,
+          version: '1.0.1',
+          entry: 'http://localhost:4100/profile/1.0.1/mf-manifest.json',
+          integrity: `sha384-${'A'.repeat(64)}`,
+          manifestIntegrity: `sha384-${'B'.repeat(64)}`,
+        },
+      }),
   ),
-});
+}).meta({ id: 'RemoteList' });
 
-export const publishResultSchema = z.object({ remote: remoteDetailSchema, version: versionDocSchema });
+export const publishResultSchema = z
+  .object({ remote: remoteDetailSchema, version: versionDocSchema })
+  .meta({ id: 'PublishResult' });
 
 export const versionHistorySchema = z.object({
   remote: remoteDetailSchema,
   versions: z.array(versionDocSchema),
-});
+}).meta({ id: 'VersionHistory' });
 
-export const adminRemoteListSchema = z.object({
-  remotes: z.array(z.object({ ...remoteDetailShape, versions: z.array(versionDocSchema) })),
-});
+export const adminRemoteListSchema = z
+  .object({
+    remotes: z.array(
+      z
+        .object({ ...remoteDetailShape, versions: z.array(versionDocSchema) })
+        .meta({ id: 'AdminRemote', description: 'a registered remote with every version, newest first' }),
+    ),
+  })
+  .meta({ id: 'AdminRemoteList' });
