@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import openapiTS, { astToString } from 'openapi-typescript';
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 
 /** Where the generated contract lives (committed; `npm run contract` rewrites it, `--check` compares). */
 export const contractFiles = {
@@ -17,9 +17,9 @@ const HEADER = (source: string) =>
 
 /** The text of each generated file, from the API's OpenAPI document (JSON text). */
 export async function generateContract(root: string, documentJson: string): Promise<Record<string, string>> {
-  const document = JSON.parse(documentJson) as Record<string, unknown>;
+  const document = JSON.parse(documentJson) as OpenAPI3;
   const types = astToString(
-    await openapiTS(document as Parameters<typeof openapiTS>[0], {
+    await openapiTS(document, {
       // `readonly` wire types: a client never mutates what the API answered.
       immutable: true,
       // Fields that are always present (no default, not optional) are required in the types too.

@@ -11,22 +11,24 @@ export const preferencesSchema = z
 export type Preferences = z.infer<typeof preferencesSchema>;
 
 /** Response of `/api/me`, for the OpenAPI document. */
-export const meDocumentSchema = z.object({
-  sub: z.string(),
-  username: z.string(),
-  name: z.string().nullable().describe('display name, null when the identity provider has none'),
-  email: z.string().nullable().describe('e-mail address, null when the identity provider released none'),
-  roles: z.array(z.string()),
-  preferences: preferencesSchema,
-}).meta({
-  id: 'Me',
-  description: 'Who the API thinks the caller is (from the token), with their stored preferences',
-  example: {
-    sub: '1c3b1f2e-7d59-4f57-a7c1-0d7b6cf0a1aa',
-    username: 'ada',
-    name: 'Ada Lovelace',
-    email: 'ada@example.com',
-    roles: ['atrium-admin'],
-    preferences: { theme: 'system' },
-  },
-});
+export const meDocumentSchema = z
+  .object({
+    sub: z.string(),
+    username: z.string(),
+    name: z.string().nullable().describe('display name, null when the identity provider has none'),
+    email: z.string().nullable().describe('e-mail address, null when the identity provider released none'),
+    roles: z.array(z.string()),
+    preferences: preferencesSchema,
+  })
+  .meta({
+    id: 'Me',
+    description: 'Who the API thinks the caller is (from the token), with their stored preferences',
+    example: {
+      sub: '1c3b1f2e-7d59-4f57-a7c1-0d7b6cf0a1aa',
+      username: 'ada',
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      roles: ['atrium-admin'],
+      preferences: { theme: 'system' },
+    },
+  });

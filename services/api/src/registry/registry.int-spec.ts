@@ -167,9 +167,9 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
     expect(consoleChange.statusCode).toBe(403);
     expect((await history(admins)).remote).toEqual(before);
     expect((await history(consoleRemote)).remote.owner).toBe('atrium-platform');
-    expect(
-      (await api.request({ url: `/api/remotes/itmine${suffix}/versions`, token: ada })).statusCode,
-    ).toBe(404);
+    expect((await api.request({ url: `/api/remotes/itmine${suffix}/versions`, token: ada })).statusCode).toBe(
+      404,
+    );
   });
 
   it('lets the owning deployer publish with its client-credentials token, recorded under its client identity', async () => {

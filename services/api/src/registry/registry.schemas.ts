@@ -243,44 +243,48 @@ export const versionDocSchema = z
     },
   });
 
-export const remoteListSchema = z.object({
-  remotes: z.array(
-    z
-      .object({
-        name: z.string(),
-        title: z.string(),
-        path: z.string(),
-        navOrder: z.int(),
-        version: z.string(),
-        entry: z.string().describe("the active version's mf-manifest.json URL"),
-        integrity: z.string().describe('SRI hash of the remoteEntry.js the manifest names'),
-        manifestIntegrity: z.string().describe('SRI hash of the mf-manifest.json, its exact bytes'),
-      })
-      .meta({
-        id: 'RemoteEntry',
-        description: 'a remote the caller may load, with its active release',
-        example: {
-          name: 'profile',
-          title: 'Profile',
-          path: '/profile',
-          navOrder: 10,
-          version: '1.0.1',
-          entry: 'http://localhost:4100/profile/1.0.1/mf-manifest.json',
-          integrity: `sha384-${'A'.repeat(64)}`,
-          manifestIntegrity: `sha384-${'B'.repeat(64)}`,
-        },
-      }),
-  ),
-}).meta({ id: 'RemoteList' });
+export const remoteListSchema = z
+  .object({
+    remotes: z.array(
+      z
+        .object({
+          name: z.string(),
+          title: z.string(),
+          path: z.string(),
+          navOrder: z.int(),
+          version: z.string(),
+          entry: z.string().describe("the active version's mf-manifest.json URL"),
+          integrity: z.string().describe('SRI hash of the remoteEntry.js the manifest names'),
+          manifestIntegrity: z.string().describe('SRI hash of the mf-manifest.json, its exact bytes'),
+        })
+        .meta({
+          id: 'RemoteEntry',
+          description: 'a remote the caller may load, with its active release',
+          example: {
+            name: 'profile',
+            title: 'Profile',
+            path: '/profile',
+            navOrder: 10,
+            version: '1.0.1',
+            entry: 'http://localhost:4100/profile/1.0.1/mf-manifest.json',
+            integrity: `sha384-${'A'.repeat(64)}`,
+            manifestIntegrity: `sha384-${'B'.repeat(64)}`,
+          },
+        }),
+    ),
+  })
+  .meta({ id: 'RemoteList' });
 
 export const publishResultSchema = z
   .object({ remote: remoteDetailSchema, version: versionDocSchema })
   .meta({ id: 'PublishResult' });
 
-export const versionHistorySchema = z.object({
-  remote: remoteDetailSchema,
-  versions: z.array(versionDocSchema),
-}).meta({ id: 'VersionHistory' });
+export const versionHistorySchema = z
+  .object({
+    remote: remoteDetailSchema,
+    versions: z.array(versionDocSchema),
+  })
+  .meta({ id: 'VersionHistory' });
 
 export const adminRemoteListSchema = z
   .object({

@@ -29,9 +29,12 @@ describe('the remote-name and version rule', () => {
     expect(remoteNameProblem(name)).toBe(REMOTE_NAME_RULE);
   });
 
-  it.each(['1.0.0', '0.1.0-beta.2', '10.20.30+build.5', '1.0.0-alpha-a.b-c'])('accepts the version %j', (v) => {
-    expect(versionProblem(v)).toBeUndefined();
-  });
+  it.each(['1.0.0', '0.1.0-beta.2', '10.20.30+build.5', '1.0.0-alpha-a.b-c'])(
+    'accepts the version %j',
+    (v) => {
+      expect(versionProblem(v)).toBeUndefined();
+    },
+  );
 
   it.each([
     'v1.0.0',

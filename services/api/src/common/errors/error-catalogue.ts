@@ -5,91 +5,117 @@
  */
 export const ERROR_CATALOGUE = {
   unauthenticated: {
-    status: 401, title: 'Authentication required',
-    example: 'This resource needs an access token in the Authorization header (Bearer, or DPoP with a proof).',
+    status: 401,
+    title: 'Authentication required',
+    example:
+      'This resource needs an access token in the Authorization header (Bearer, or DPoP with a proof).',
   },
   invalid_token: {
-    status: 401, title: 'Invalid access token',
+    status: 401,
+    title: 'Invalid access token',
     example: 'The access token was refused: the token has expired.',
   },
   invalid_dpop_proof: {
-    status: 401, title: 'Invalid DPoP proof',
+    status: 401,
+    title: 'Invalid DPoP proof',
     example: 'The DPoP proof was refused: htu does not match the request URL.',
   },
   dpop_required: {
-    status: 401, title: 'DPoP-bound access token sent as Bearer',
-    example: 'This access token is bound to a key (DPoP): send it as Authorization: DPoP with a DPoP proof header.',
+    status: 401,
+    title: 'DPoP-bound access token sent as Bearer',
+    example:
+      'This access token is bound to a key (DPoP): send it as Authorization: DPoP with a DPoP proof header.',
   },
   invalid_request: {
-    status: 400, title: 'Invalid authentication request',
+    status: 400,
+    title: 'Invalid authentication request',
     example: "The request's credentials are malformed: the Authorization header must be Bearer <token>.",
   },
   insufficient_scope: {
-    status: 403, title: 'Insufficient permissions',
+    status: 403,
+    title: 'Insufficient permissions',
     example: 'The access token is valid but not sufficient: this needs the realm role atrium-admin.',
   },
   not_remote_owner: {
-    status: 403, title: 'Not the owner of this remote',
+    status: 403,
+    title: 'Not the owner of this remote',
     example: 'Remote "profile" is owned by atrium-deployer; only that client may publish its versions.',
   },
   validation_failed: {
-    status: 400, title: 'Request validation failed',
+    status: 400,
+    title: 'Request validation failed',
     example: 'The request is invalid: theme: must be one of system, light, dark.',
   },
   malformed_request: {
-    status: 400, title: 'Malformed request',
+    status: 400,
+    title: 'Malformed request',
     example: 'The request could not be parsed (for example, the body is not valid JSON).',
   },
   not_found: {
-    status: 404, title: 'Not found',
+    status: 404,
+    title: 'Not found',
     example: 'There is no such resource.',
   },
   remote_not_found: {
-    status: 404, title: 'Remote not found',
+    status: 404,
+    title: 'Remote not found',
     example: 'No remote is registered as "profile".',
   },
   version_not_found: {
-    status: 404, title: 'Version not found',
+    status: 404,
+    title: 'Version not found',
     example: 'Remote "profile" has no version 9.9.9.',
   },
   version_exists: {
-    status: 409, title: 'Version already published',
+    status: 409,
+    title: 'Version already published',
     example: 'Remote "profile" already has version 1.0.0; versions are immutable, publish a new one.',
   },
   remote_exists: {
-    status: 409, title: 'Remote already exists',
+    status: 409,
+    title: 'Remote already exists',
     example: 'A remote named "profile" already exists; change its settings with PATCH /api/remotes/profile.',
   },
   path_in_use: {
-    status: 409, title: 'Route path in use',
+    status: 409,
+    title: 'Route path in use',
     example: 'The path /profile belongs to remote "profile".',
   },
   version_unverifiable: {
-    status: 409, title: 'Version has no integrity hashes',
-    example: 'Version 0.9.0 of "profile" has no integrity hashes, so the shell could not check it; publish it again.',
+    status: 409,
+    title: 'Version has no integrity hashes',
+    example:
+      'Version 0.9.0 of "profile" has no integrity hashes, so the shell could not check it; publish it again.',
   },
   payload_too_large: {
-    status: 413, title: 'Payload too large',
+    status: 413,
+    title: 'Payload too large',
     example: 'The request body is larger than this API accepts.',
   },
   unsupported_media_type: {
-    status: 415, title: 'Unsupported media type',
+    status: 415,
+    title: 'Unsupported media type',
     example: 'The request body must be application/json.',
   },
   request_rejected: {
-    status: 400, title: 'Request rejected',
-    example: 'A value in the request cannot be stored: it is too long, out of range or not valid text (for example, it contains a NUL character).',
+    status: 400,
+    title: 'Request rejected',
+    example:
+      'A value in the request cannot be stored: it is too long, out of range or not valid text (for example, it contains a NUL character).',
   },
   issuer_unavailable: {
-    status: 503, title: 'Identity provider unavailable',
+    status: 503,
+    title: 'Identity provider unavailable',
     example: "The identity provider's signing keys could not be loaded; try again shortly.",
   },
   database_unavailable: {
-    status: 503, title: 'Database unavailable',
+    status: 503,
+    title: 'Database unavailable',
     example: 'The database is unavailable; nothing was changed. Try again shortly.',
   },
   internal_error: {
-    status: 500, title: 'Internal server error',
+    status: 500,
+    title: 'Internal server error',
     example: 'The server failed to handle this request. It has been logged.',
   },
 } as const satisfies Record<string, { status: number; title: string; example: string }>;

@@ -1,6 +1,6 @@
 import { applyDecorators, HttpCode } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ErrorCode } from '../errors/error-catalogue.js';
 
 /** Name of the bearer security scheme in the OpenAPI document. */
