@@ -9,14 +9,15 @@ import { releaseFilePath, serveReleaseStore, type RunningServer } from './static
 describe('releaseFilePath', () => {
   it('accepts /<remote>/<version>/<file> with a registrable name and version', () => {
     expect(releaseFilePath('/profile/1.0.0/remoteEntry.js')).toBe('profile/1.0.0/remoteEntry.js');
-    expect(releaseFilePath('/time-off/1.2.3-dev.79c57ca0/static/js/x.1a2b.js')).toBe(
-      'time-off/1.2.3-dev.79c57ca0/static/js/x.1a2b.js',
+    expect(releaseFilePath('/timeoff/1.2.3-dev.79c57ca0/static/js/x.1a2b.js')).toBe(
+      'timeoff/1.2.3-dev.79c57ca0/static/js/x.1a2b.js',
     );
   });
 
   it.each([
     ['a remote name the registry refuses', '/Profile/1.0.0/remoteEntry.js'],
     ['a remote name with an underscore', '/pro_file/1.0.0/remoteEntry.js'],
+    ['a remote name with a hyphen', '/time-off/1.0.0/remoteEntry.js'],
     ['a one-letter remote name', '/p/1.0.0/remoteEntry.js'],
     ['a version that is not semver', '/profile/latest/remoteEntry.js'],
     ['a version with a leading zero', '/profile/01.0.0/remoteEntry.js'],

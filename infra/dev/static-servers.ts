@@ -9,7 +9,7 @@ import {
   shellSecurityHeaders,
 } from '../../shell/app/deploy/security-headers.ts';
 // The registry's rule for remote names and versions: the store serves exactly what can be registered.
-import { remoteNameSchema, versionSchema } from '../../services/api/src/registry/registry.schemas.ts';
+import { remoteNameProblem, versionProblem } from '../../services/api/src/registry/remote-rules.ts';
 
 export interface RunningServer {
   readonly url: string;
@@ -53,9 +53,7 @@ export function releaseFilePath(rawPath: string): string | undefined {
   const [root, remote, version, ...file] = rawPath.split('/');
   if (root !== '' || remote === undefined || version === undefined || file.length === 0) return undefined;
   if (![remote, version, ...file].every((segment) => SEGMENT.test(segment))) return undefined;
-  if (!remoteNameSchema.safeParse(remote).success || !versionSchema.safeParse(version).success) {
-    return undefined;
-  }
+  if (remoteNameProblem(remote) || versionProblem(version)) return undefined;
   return [remote, version, ...file].join('/');
 }
 

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { publishRelease, type ReleaseTarget } from './publish-release.ts';
+import { REMOTE_NAME_RULE } from '../../services/api/src/registry/remote-rules.ts';
+import { publishRelease, readRemotePackage, type ReleaseTarget } from './publish-release.ts';
 
 let work: string;
 beforeEach(() => {
@@ -83,6 +84,21 @@ const leave = () => ({
 
 const problem = (status: number, code: string, detail: string) =>
   Response.json({ type: `urn:atrium:problem:${code}`, title: code, status, code, detail }, { status });
+
+describe('readRemotePackage', () => {
+  it("refuses a remote name that breaks the rule with the registry's own sentence, before building", () => {
+    const dir = join(work, 'time-off');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        version: '1.0.0',
+        atrium: { remote: 'time-off', title: 'Time off', route: '/time-off', owner: 'atrium-deployer' },
+      }),
+    );
+    expect(() => readRemotePackage(dir)).toThrow(`"atrium.remote" ${REMOTE_NAME_RULE}.`);
+  });
+});
 
 describe('publishRelease', () => {
   it.each([

@@ -10,6 +10,7 @@ import {
   registerVersion,
   type RegisteredVersion,
 } from './registry-client.ts';
+import { remoteNameProblem } from '../../services/api/src/registry/remote-rules.ts';
 import { ReleaseError } from './release-error.ts';
 import {
   integrityOf,
@@ -64,6 +65,9 @@ export function readRemotePackage(dir: string): RemotePackage {
       `${file} needs an "atrium" field with remote, title, route and owner (see remotes/profile).`,
     );
   }
+  // Refused here with the registry's own sentence, before anything is built or uploaded.
+  const nameProblem = remoteNameProblem(atrium.remote);
+  if (nameProblem) throw new ReleaseError(`${file}: "atrium.remote" ${nameProblem}.`);
   return {
     dir,
     version: pkg.version ?? '0.0.0',

@@ -1,3 +1,4 @@
+import type { components } from '../../shell/sdk/src/generated/api.ts';
 import { ReleaseError } from './release-error.ts';
 
 export interface DeployerCredentials {
@@ -58,29 +59,17 @@ export async function getDeployerToken(credentials: DeployerCredentials): Promis
   return body.access_token;
 }
 
+// The registry's wire types, generated from the API's OpenAPI document (`npm run contract`).
+type Schemas = components['schemas'];
+
 /** Body of `POST /api/remotes/{name}/versions`. */
-export interface VersionRegistration {
-  version: string;
-  manifestUrl: string;
-  /** SRI sha384 of the built remoteEntry.js the manifest names (the stored copy must match). */
-  integrity: string;
-  /** SRI sha384 of the built mf-manifest.json, its exact bytes (the stored copy must match). */
-  manifestIntegrity: string;
-  activate?: boolean;
-}
+export type VersionRegistration = Schemas['PublishVersion'];
 
-/** What the registry answered, trimmed to what the CLI reports. */
-export interface RegisteredVersion {
-  remote: { name: string; activeVersion: string | null };
-  version: { version: string; active: boolean; publishedBy: string };
-}
+/** What the registry answered to a publish. */
+export type RegisteredVersion = Schemas['PublishResult'];
 
-interface Problem {
-  title?: string;
-  detail?: string;
-  code?: string;
-  errors?: { field: string; message: string }[];
-}
+/** A refusal as the API sends it; any part may be missing when something else (a proxy) answered. */
+type Problem = Partial<Schemas['Problem']>;
 
 /**
  * Registers a published release with the API's registry (`--activate` makes it the version the shell loads).
@@ -170,15 +159,7 @@ function postToApi(apiUrl: string, path: string, token: string, body: unknown): 
 }
 
 /** Body of `POST /api/remotes`: a remote's settings, which only an administrator sets. */
-export interface RemoteSettings {
-  name: string;
-  title: string;
-  path: string;
-  navOrder: number;
-  requiredRoles: string[];
-  /** Client id of the deployer that publishes and activates its versions. */
-  owner: string;
-}
+export type RemoteSettings = Schemas['CreateRemote'];
 
 /** What {@link createRemote} found: the remote was created now, or it existed already (left as it is). */
 export type CreateOutcome = 'created' | 'exists';

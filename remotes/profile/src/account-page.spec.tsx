@@ -31,8 +31,8 @@ function renderPage() {
     user: {
       sub: alice.sub,
       username: alice.username,
-      name: alice.name,
-      email: alice.email,
+      name: alice.name ?? alice.username,
+      email: alice.email ?? undefined,
       roles: alice.roles,
     },
     api: createApiClient({
@@ -63,6 +63,14 @@ describe('AccountPage', () => {
     expect(screen.getByRole('heading', { name: 'Your account' })).toBeTruthy();
     expect((await screen.findByTestId('profile-email')).textContent).toBe('alice@atrium.test');
     expect(screen.getByTestId('profile-roles').textContent).toBe('atrium-user');
+  });
+
+  it('says "Not provided" when the identity provider has no name or e-mail (the API answers null)', async () => {
+    server.use(http.get(`${API}/api/me`, () => HttpResponse.json({ ...alice, name: null, email: null })));
+    renderPage();
+
+    expect((await screen.findByTestId('profile-email')).textContent).toBe('Not provided');
+    expect(screen.getByTestId('profile-name').textContent).toBe('Not provided');
   });
 
   it('saves the theme, applies it through the shell and confirms', async () => {

@@ -7,6 +7,9 @@ type MeState =
   | { readonly status: 'ready'; readonly me: MeDocument }
   | { readonly status: 'failed'; readonly error: unknown };
 
+// The identity provider may have no display name or e-mail for a person (the API then answers null).
+const NOT_PROVIDED = 'Not provided';
+
 export function AccountPage() {
   const api = useApi();
   const [attempt, setAttempt] = useState(0);
@@ -14,7 +17,7 @@ export function AccountPage() {
 
   useEffect(() => {
     const controller = new AbortController();
-    api.get<MeDocument>('/api/me', { signal: controller.signal }).then(
+    api.GET('/api/me', { signal: controller.signal }).then(
       (me) => setState({ status: 'ready', me }),
       (error: unknown) => {
         if (!controller.signal.aborted) setState({ status: 'failed', error });
@@ -52,11 +55,11 @@ export function AccountPage() {
             <h2 id="profile-details-heading">Details</h2>
             <dl className="atrium-profile__details">
               <dt>Name</dt>
-              <dd data-testid="profile-name">{state.me.name}</dd>
+              <dd data-testid="profile-name">{state.me.name ?? NOT_PROVIDED}</dd>
               <dt>Username</dt>
               <dd data-testid="profile-username">{state.me.username}</dd>
               <dt>E-mail</dt>
-              <dd data-testid="profile-email">{state.me.email}</dd>
+              <dd data-testid="profile-email">{state.me.email ?? NOT_PROVIDED}</dd>
               <dt>Roles</dt>
               <dd data-testid="profile-roles">
                 {state.me.roles.length === 0 ? (

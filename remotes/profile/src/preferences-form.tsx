@@ -34,7 +34,7 @@ export function PreferencesForm({ preferences, onSaved }: PreferencesFormProps) 
     event.preventDefault();
     setSave({ status: 'saving' });
     try {
-      const me = await api.put<MeDocument>('/api/me/preferences', { theme });
+      const me = await api.PUT('/api/me/preferences', { body: { theme } });
       setTheme(me.preferences.theme);
       onSaved(me);
       setSave({ status: 'saved' });

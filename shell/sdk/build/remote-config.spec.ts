@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { REMOTE_NAME_RULE } from '../src/generated/remote-rules.ts';
 import { defineRemoteConfig, readRemotePackageInfo, remoteFederationOptions } from './remote-config.ts';
 
 let dir: string;
@@ -77,7 +78,8 @@ describe('readRemotePackageInfo', () => {
   it('names every problem of a package.json that cannot be built as a remote', () => {
     writePackage({ atrium: { remote: 'time-off' }, dependencies: { react: '19.3.1' } });
     const read = () => readRemotePackageInfo(dir);
-    expect(read).toThrow(/"atrium\.remote" must be lowercase letters and digits/);
+    // The registry's sentence, word for word (remote-rules.ts).
+    expect(read).toThrow(`"atrium.remote" ${REMOTE_NAME_RULE}`);
     expect(read).toThrow(/"version" is missing/);
     expect(read).toThrow(/must list react-dom/);
     expect(read).toThrow(/must list @atrium\/sdk/);

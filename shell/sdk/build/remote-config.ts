@@ -2,6 +2,7 @@ import { ModuleFederationPlugin } from '@module-federation/enhanced/rspack';
 import { rspack, type RspackOptions } from '@rspack/core';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { remoteNameProblem } from '../src/generated/remote-rules.ts';
 
 /**
  * What a remote's `rspack.config.ts` says about itself; everything else is the same for every remote.
@@ -36,10 +37,6 @@ export interface RemotePackageInfo {
 export const SHARED_SINGLETONS = ['react', 'react-dom', '@atrium/sdk'] as const;
 type SharedSingleton = (typeof SHARED_SINGLETONS)[number];
 
-// The container name becomes a JavaScript global (and uniqueName a chunk-loading global), so it must be a
-// plain identifier; the README asks for lowercase letters and digits.
-const REMOTE_NAME = /^[a-z][a-z0-9]*$/;
-
 /**
  * Reads and checks the remote's package.json, naming every problem at once so a new remote's mistakes
  * show up on its first build rather than in the browser.
@@ -53,9 +50,10 @@ export function readRemotePackageInfo(dir: string): RemotePackageInfo {
   };
   const problems: string[] = [];
   const remote = pkg.atrium?.remote;
-  if (typeof remote !== 'string' || !REMOTE_NAME.test(remote)) {
-    problems.push(`"atrium.remote" must be lowercase letters and digits, starting with a letter`);
-  }
+  // The container name becomes a JavaScript global (and uniqueName a chunk-loading global): the one rule
+  // the registry, the release CLI and the shell also apply (remote-rules.ts).
+  const nameProblem = remoteNameProblem(remote);
+  if (nameProblem) problems.push(`"atrium.remote" ${nameProblem}`);
   if (typeof pkg.version !== 'string') problems.push(`"version" is missing`);
   const dependencies: Partial<Record<SharedSingleton, string>> = {};
   for (const name of SHARED_SINGLETONS) {

@@ -1,3 +1,10 @@
+import createClient, { type MaybeOptionalInit } from 'openapi-fetch';
+import type {
+  HttpMethod,
+  PathsWithMethod,
+  ResponseObjectMap,
+  SuccessResponse,
+} from 'openapi-typescript-helpers';
 import {
   ApiAuthorizationError,
   ApiForeignOriginError,
@@ -6,6 +13,7 @@ import {
   type ProblemDocument,
   type ProblemFieldError,
 } from './api-errors';
+import type { paths } from './generated/api';
 
 /**
  * One API request the client is about to send, as {@link ApiClientOptions.authorize} must authorise it.
@@ -64,12 +72,37 @@ export interface ApiRequestOptions {
   readonly headers?: Record<string, string>;
 }
 
+/** A method of the typed client: a path of the API's contract (with `{param}`), its typed answer. */
+type TypedMethod<M extends HttpMethod> = <
+  P extends PathsWithMethod<paths, M>,
+  I extends MaybeOptionalInit<paths[P], M>,
+>(
+  path: P,
+  ...init: undefined extends I ? [I?] : [I]
+) => Promise<Answer<paths[P][M]>>;
+
+/** The success body of an operation of the contract. */
+type Answer<Operation> =
+  Operation extends Record<string | number, unknown>
+    ? SuccessResponse<ResponseObjectMap<Operation>, 'application/json'>
+    : never;
+
 /**
  * An authenticated JSON client for the Atrium API. Every method resolves with the parsed JSON body
  * (`undefined` for 204), or rejects with {@link ApiProblemError} (error status) or {@link ApiNetworkError}
  * (no answer).
+ *
+ * `GET`, `POST`, `PUT`, `PATCH` and `DELETE` are typed by the API's OpenAPI document (openapi-fetch over the
+ * generated `paths`): the path, its parameters, the body and the answer are checked at compile time, e.g.
+ * `api.PUT('/api/remotes/{name}/active', { params: { path: { name } }, body: { version } })`. The lower-case
+ * methods take any path and a type argument, for calls outside the contract.
  */
 export interface ApiClient {
+  readonly GET: TypedMethod<'get'>;
+  readonly POST: TypedMethod<'post'>;
+  readonly PUT: TypedMethod<'put'>;
+  readonly PATCH: TypedMethod<'patch'>;
+  readonly DELETE: TypedMethod<'delete'>;
   /** Sends any method; `body` is serialised as JSON when present. Absolute URLs as for {@link ApiClient.get}. */
   request<T>(method: string, path: string, body?: unknown, options?: ApiRequestOptions): Promise<T>;
   /**
@@ -88,6 +121,14 @@ export interface ApiClient {
   delete<T>(path: string, options?: ApiRequestOptions): Promise<T>;
 }
 
+interface Exchange {
+  readonly method: string;
+  readonly url: string;
+  readonly body: string | undefined;
+  readonly headers: Record<string, string> | undefined;
+  readonly signal: AbortSignal | undefined;
+}
+
 /**
  * Creates an {@link ApiClient}. Remotes do not call this: they get the shell's client from `useApi()`.
  */
@@ -96,12 +137,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const apiOrigin = new URL(baseUrl).origin;
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
-  async function send(
-    method: string,
-    url: string,
-    body: unknown,
-    requestOptions: ApiRequestOptions | undefined,
-  ): Promise<Response> {
+  async function send(exchange: Exchange): Promise<Response> {
+    const { method, url, body, signal } = exchange;
     const authorization = await options.authorize({ method, url: proofUrl(url) });
     // A token without a proof would be a plain bearer token again: refuse rather than send it.
     if (
@@ -112,38 +149,26 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
     const headers: Record<string, string> = {
       Accept: 'application/json, application/problem+json',
-      ...withoutAuthorization(requestOptions?.headers),
+      ...withoutAuthorization(exchange.headers),
       Authorization: authorization.authorization,
       DPoP: authorization.dpop,
     };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     try {
-      return await doFetch(url, {
-        method,
-        headers,
-        body: body === undefined ? null : JSON.stringify(body),
-        signal: requestOptions?.signal ?? null,
-      });
+      return await doFetch(url, { method, headers, body: body ?? null, signal: signal ?? null });
     } catch (error) {
       // An abort is the caller's decision, not a network failure: let it through unchanged.
-      if (requestOptions?.signal?.aborted) throw error;
+      if (signal?.aborted) throw error;
       throw new ApiNetworkError(url, { cause: error });
     }
   }
 
-  async function request<T>(
-    method: string,
-    path: string,
-    body?: unknown,
-    requestOptions?: ApiRequestOptions,
-  ): Promise<T> {
-    const absolute = /^https?:\/\//i.test(path);
-    const url = absolute ? path : `${baseUrl}${path.startsWith('/') ? path : `/${path}`}`;
+  /** One request with its proof; a 401 renews the token once and retries; an error status rejects. */
+  async function exchange(request: Exchange): Promise<Response> {
     // Every remote shares this client, so one mistyped or injected URL must not hand the token to a third
     // party: only the API's origin is ever sent a request, let alone the token.
-    if (absolute && new URL(path).origin !== apiOrigin) throw new ApiForeignOriginError(path, apiOrigin);
-    const upperMethod = method.toUpperCase();
-    let response = await send(upperMethod, url, body, requestOptions);
+    if (new URL(request.url).origin !== apiOrigin) throw new ApiForeignOriginError(request.url, apiOrigin);
+    let response = await send(request);
     if (response.status === 401) {
       // The token may have expired between the check and the call, or been revoked: renew once and retry
       // once (with a new proof). A second 401 is final so a broken session cannot loop.
@@ -156,16 +181,61 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       if (renewed) {
         await response.body?.cancel();
-        response = await send(upperMethod, url, body, requestOptions);
+        response = await send(request);
       }
     }
     if (!response.ok) throw new ApiProblemError(await readProblem(response));
+    return response;
+  }
+
+  async function request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    requestOptions?: ApiRequestOptions,
+  ): Promise<T> {
+    const absolute = /^https?:\/\//i.test(path);
+    const url = absolute ? path : `${baseUrl}${path.startsWith('/') ? path : `/${path}`}`;
+    if (absolute && new URL(path).origin !== apiOrigin) throw new ApiForeignOriginError(path, apiOrigin);
+    const response = await exchange({
+      method: method.toUpperCase(),
+      url,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: requestOptions?.headers,
+      signal: requestOptions?.signal,
+    });
     if (response.status === 204) return undefined as T;
     const text = await response.text();
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }
 
+  // The typed methods: openapi-fetch builds the request from the contract, this client authorises and
+  // sends it (same proof, renewal and errors as above).
+  const typed = createClient<paths>({
+    baseUrl,
+    fetch: async (input: Request) => {
+      const body = input.body === null ? undefined : await input.text();
+      return exchange({
+        method: input.method,
+        url: input.url,
+        body: body === '' ? undefined : body,
+        headers: Object.fromEntries(input.headers),
+        signal: input.signal,
+      });
+    },
+  });
+  const typedMethod = <M extends HttpMethod>(method: M): TypedMethod<M> =>
+    (async (path: string, init?: Record<string, unknown>) => {
+      const { data } = await typed.request(method as never, path as never, init as never);
+      return data as unknown;
+    }) as unknown as TypedMethod<M>;
+
   return {
+    GET: typedMethod('get'),
+    POST: typedMethod('post'),
+    PUT: typedMethod('put'),
+    PATCH: typedMethod('patch'),
+    DELETE: typedMethod('delete'),
     request,
     get: (path, requestOptions) => request('GET', path, undefined, requestOptions),
     post: (path, body, requestOptions) => request('POST', path, body, requestOptions),
@@ -210,7 +280,7 @@ async function readProblem(response: Response): Promise<ProblemDocument> {
     title: typeof raw.title === 'string' ? raw.title : fallback.title,
     // The HTTP status is authoritative; a body that disagrees is a server bug we should not propagate.
     status: response.status,
-    code: typeof raw.code === 'string' ? raw.code : fallback.code,
+    code: typeof raw.code === 'string' ? (raw.code as ProblemDocument['code']) : fallback.code,
     ...(typeof raw.detail === 'string' ? { detail: raw.detail } : {}),
     ...(Array.isArray(raw.errors) ? { errors: raw.errors.filter(isFieldError) } : {}),
   };

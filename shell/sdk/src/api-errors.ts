@@ -1,25 +1,22 @@
-/**
- * One invalid input named by the API in a validation problem.
- */
-export interface ProblemFieldError {
-  /** The request field, e.g. `theme`. */
-  readonly field: string;
-  /** Human-readable reason, safe to show next to the field. */
-  readonly message: string;
-}
+import type { components } from './generated/api';
+
+type Problem = components['schemas']['Problem'];
 
 /**
- * An RFC 9457 problem document as the Atrium API sends it (`application/problem+json`).
+ * One invalid input named by the API in a validation problem: `field` (e.g. `theme`) and a `message` safe
+ * to show next to it.
  */
-export interface ProblemDocument {
-  readonly type: string;
-  readonly title: string;
-  readonly status: number;
-  readonly detail?: string;
+export type ProblemFieldError = components['schemas']['ProblemFieldError'];
+
+/**
+ * An RFC 9457 problem document as the Atrium API sends it (`Problem` of its OpenAPI document), as the client
+ * reads it: when the answer was not problem+json, `code` is `http_<status>` and there is no `detail`.
+ */
+export type ProblemDocument = Pick<Problem, 'type' | 'title' | 'status' | 'errors'> & {
   /** Stable machine-readable code from the API's error catalogue, e.g. `validation_failed`. */
-  readonly code: string;
-  readonly errors?: readonly ProblemFieldError[];
-}
+  readonly code: Problem['code'] | `http_${number}`;
+  readonly detail?: string;
+};
 
 /**
  * The API answered with an error status. Carries the parsed problem document; when the response was not
@@ -30,7 +27,7 @@ export class ApiProblemError extends Error {
   /** HTTP status code. */
   readonly status: number;
   /** Stable error code from the API's catalogue (or `http_<status>`). */
-  readonly code: string;
+  readonly code: ProblemDocument['code'];
   /** Short summary of the problem type. */
   readonly title: string;
   /** Explanation specific to this occurrence, when the API gave one. */

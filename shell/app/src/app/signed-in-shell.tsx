@@ -5,7 +5,6 @@ import {
   isThemePreference,
   type ApiClient,
   type AtriumContextValue,
-  type MeDocument,
   type RemoteDescriptor,
   type ThemePreference,
 } from '@atrium/sdk';
@@ -92,7 +91,7 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   useEffect(() => {
     let current = true;
     // The theme is cosmetic: if the API is down the feature pages report it, the shell keeps its theme.
-    api.get<MeDocument>('/api/me').then(
+    api.GET('/api/me').then(
       (me) => current && isThemePreference(me.preferences?.theme) && setTheme(me.preferences.theme),
       () => undefined,
     );

@@ -1,3 +1,4 @@
+import { REMOTE_NAME_RULE } from '@atrium/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseRemotes } from './remotes-list';
 
@@ -35,4 +36,16 @@ describe('parseRemotes', () => {
     expect(parseRemotes({ remotes: [{ ...item, entry: 'not a url' }] }, 'test')).toEqual([]);
     expect(console.warn).toHaveBeenCalledWith('Ignoring item 0 of test: invalid entry');
   });
+
+  it.each(['time-off', 'Profile', 'p'])(
+    'leaves out an item named %j, which breaks the one remote-name rule, saying the rule',
+    (name) => {
+      vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+
+      expect(parseRemotes({ remotes: [{ ...item, name }] }, 'test')).toEqual([]);
+      expect(console.warn).toHaveBeenCalledWith(
+        `Ignoring item 0 of test: invalid name (${REMOTE_NAME_RULE})`,
+      );
+    },
+  );
 });

@@ -1,4 +1,10 @@
-import { ApiNetworkError, ApiProblemError, type ApiClient, type RemoteDescriptor } from '@atrium/sdk';
+import {
+  ApiNetworkError,
+  ApiProblemError,
+  remoteNameProblem,
+  type ApiClient,
+  type RemoteDescriptor,
+} from '@atrium/sdk';
 
 /** Typed failure to fetch the remotes list, rendered by the shell as an error state. */
 export class RemotesListError extends Error {
@@ -28,8 +34,6 @@ export async function getRemotes(api: ApiClient, remotesUrl: string): Promise<Re
   return parseRemotes(raw, remotesUrl);
 }
 
-const NAME = /^[a-z][a-z0-9_-]*$/;
-
 /**
  * Validates the registry's answer. A malformed item is left out (and logged) rather than failing the
  * list: one bad registration must not hide every other feature.
@@ -43,7 +47,9 @@ export function parseRemotes(raw: unknown, source: string): RemoteDescriptor[] {
     const entry = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
     const { name, title, path, navOrder, version, entry: url, integrity, manifestIntegrity } = entry;
     const bad: string[] = [];
-    if (typeof name !== 'string' || !NAME.test(name)) bad.push('name');
+    // The one rule the registry and the build apply (a container name that is a JavaScript identifier).
+    const nameProblem = remoteNameProblem(name);
+    if (nameProblem) bad.push(`name (${nameProblem})`);
     if (typeof title !== 'string' || title.trim() === '') bad.push('title');
     if (typeof path !== 'string' || !/^\/[^/]/.test(path)) bad.push('path');
     if (typeof version !== 'string' || version === '') bad.push('version');
