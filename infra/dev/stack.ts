@@ -17,6 +17,7 @@ import { startApiProxy } from './api-proxy.ts';
 import { startMailServer } from './mail-server.ts';
 import { run, startProcess, waitForHttp, type ManagedProcess } from './processes.ts';
 import { serveReleaseStore, serveShell, type RunningServer } from './static-servers.ts';
+import type { components } from '../../shell/sdk/src/generated/api.ts';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 
@@ -46,12 +47,11 @@ export interface StackOptions {
   log?: (line: string) => void;
 }
 
-export interface RemoteDescriptor {
-  name: string;
-  title: string;
-  path: string;
-  entry: string;
-}
+/** A bundled remote as published at start-up: the registry's `RemoteEntry`, in part. */
+export type RemoteDescriptor = Pick<
+  components['schemas']['RemoteEntry'],
+  'name' | 'title' | 'path' | 'entry'
+>;
 
 export interface Stack {
   urls: { shell: string; api: string; keycloak: string; issuer: string; releases: string; mail: string };

@@ -8,7 +8,8 @@ import {
 import { useId, useState, type FormEvent } from 'react';
 import { describeError } from './describe-error';
 
-type Field = 'name' | 'title' | 'path' | 'navOrder' | 'requiredRoles' | 'owner';
+// The form's fields are the body's (`CreateRemote` of the API's document).
+type Field = keyof CreateRemoteRequest;
 type Values = Record<Field, string>;
 type FieldErrors = Partial<Record<Field, string>>;
 

@@ -332,4 +332,98 @@ describe('createApiClient', () => {
     expect(authorize).not.toHaveBeenCalled();
     expect(renewAuthorization).not.toHaveBeenCalled();
   });
+
+  describe('typed methods (openapi-fetch over the generated contract)', () => {
+    it('fills the path parameter, sends the JSON body and a proof for exactly that URL, and resolves the answer', async () => {
+      let request: { seen: SeenRequest; body: unknown; contentType: string | null } | undefined;
+      server.use(
+        http.put(`${API}/api/remotes/:name/active`, async ({ request: incoming }) => {
+          request = {
+            seen: await seen(incoming.clone()),
+            body: await incoming.json(),
+            contentType: incoming.headers.get('Content-Type'),
+          };
+          return HttpResponse.json({ name: 'profile', activeVersion: '1.0.1' });
+        }),
+      );
+      const { client } = clientWith({ current: 'token-1' });
+
+      const remote = await client.PUT('/api/remotes/{name}/active', {
+        params: { path: { name: 'profile' } },
+        body: { version: '1.0.1' },
+      });
+      expect(remote).toMatchObject({ name: 'profile', activeVersion: '1.0.1' });
+      expect(request?.body).toEqual({ version: '1.0.1' });
+      expect(request?.contentType).toBe('application/json');
+      expect(request?.seen.proof).toMatchObject({ htm: 'PUT', htu: `${API}/api/remotes/profile/active` });
+      expect(request?.seen.matchesRequest).toBe(true);
+    });
+
+    it('sends the query and leaves it out of the proof', async () => {
+      let url: string | undefined;
+      let proof: JWTPayload | undefined;
+      server.use(
+        http.get(`${API}/api/audit`, async ({ request }) => {
+          url = request.url;
+          proof = (await seen(request)).proof;
+          return HttpResponse.json({ items: [], page: 2, pageSize: 5, total: 0 });
+        }),
+      );
+      const { client } = clientWith({ current: 'token-1' });
+
+      const page = await client.GET('/api/audit', { params: { query: { page: 2, pageSize: 5 } } });
+      expect(page.page).toBe(2);
+      expect(url).toBe(`${API}/api/audit?page=2&pageSize=5`);
+      expect(proof?.htu).toBe(`${API}/api/audit`);
+    });
+
+    it('renews once after a 401 and retries with a new proof, like the other methods', async () => {
+      const requests: SeenRequest[] = [];
+      server.use(
+        http.put(`${API}/api/me/preferences`, async ({ request }) => {
+          const checked = await seen(request.clone());
+          requests.push(checked);
+          if (checked.authorization !== 'DPoP fresh') {
+            return new HttpResponse(null, {
+              status: 401,
+              headers: { 'WWW-Authenticate': 'DPoP realm="atrium", error="invalid_token"' },
+            });
+          }
+          return HttpResponse.json({ preferences: await request.json() });
+        }),
+      );
+      const { client, renewAuthorization } = clientWith({ current: 'stale', renewed: 'fresh' });
+
+      const me = await client.PUT('/api/me/preferences', { body: { theme: 'dark' } });
+      expect(me.preferences).toEqual({ theme: 'dark' });
+      expect(renewAuthorization).toHaveBeenCalledTimes(1);
+      expect(requests.map((request) => request.authorization)).toEqual(['DPoP stale', 'DPoP fresh']);
+      expect(requests[0]?.proof.jti).not.toBe(requests[1]?.proof.jti);
+    });
+
+    it('rejects with ApiProblemError carrying the problem document', async () => {
+      server.use(
+        http.put(`${API}/api/me/preferences`, () =>
+          HttpResponse.json(
+            {
+              type: 'urn:atrium:problem:validation_failed',
+              title: 'Request validation failed',
+              status: 400,
+              detail: 'The request is invalid: theme: must be one of system, light, dark.',
+              code: 'validation_failed',
+              errors: [{ field: 'theme', message: 'must be one of system, light, dark' }],
+            },
+            { status: 400, headers: { 'Content-Type': 'application/problem+json' } },
+          ),
+        ),
+      );
+      const { client } = clientWith({ current: 'token-1' });
+
+      const error = await client
+        .PUT('/api/me/preferences', { body: { theme: 'light' } })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ApiProblemError);
+      expect((error as ApiProblemError).fieldError('theme')).toBe('must be one of system, light, dark');
+    });
+  });
 });

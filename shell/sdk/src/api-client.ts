@@ -147,13 +147,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     ) {
       throw new ApiAuthorizationError(url);
     }
-    const headers: Record<string, string> = {
-      Accept: 'application/json, application/problem+json',
-      ...withoutAuthorization(exchange.headers),
-      Authorization: authorization.authorization,
-      DPoP: authorization.dpop,
-    };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    // Set by name whatever the caller's spelling, so no header is sent twice and Authorization and DPoP
+    // cannot be replaced.
+    const headers = new Headers({ Accept: 'application/json, application/problem+json' });
+    for (const [name, value] of Object.entries(withoutAuthorization(exchange.headers))) {
+      headers.set(name, value);
+    }
+    headers.set('Authorization', authorization.authorization);
+    headers.set('DPoP', authorization.dpop);
+    if (body !== undefined) headers.set('Content-Type', 'application/json');
     try {
       return await doFetch(url, { method, headers, body: body ?? null, signal: signal ?? null });
     } catch (error) {
