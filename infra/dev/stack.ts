@@ -314,9 +314,7 @@ async function hasBothHashes(
     return true; // cannot tell (e.g. a realm without atrium-platform): leave the version as it is
   }
   if (!response.ok) return true; // nothing to repair that we can see; leave the version as it is
-  const { versions } = (await response.json()) as {
-    versions: Array<{ version: string; integrity: string | null; manifestIntegrity: string | null }>;
-  };
+  const { versions } = (await response.json()) as components['schemas']['VersionHistory'];
   const registered = versions.find((entry) => entry.version === version);
   return !registered || (registered.integrity !== null && registered.manifestIntegrity !== null);
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
 import { AuditEvent } from './audit-event.entity.js';
+import type { auditPageSchema } from './audit.schemas.js';
+import type { z } from 'zod';
 
 /** What a registry change records about itself. */
 export interface AuditRecord {
@@ -10,23 +12,11 @@ export interface AuditRecord {
   readonly details: Record<string, unknown>;
 }
 
-/** An audit event as `GET /api/audit` returns it. */
-export interface AuditEventDocument {
-  id: number;
-  actor: string;
-  action: string;
-  target: string;
-  details: Record<string, unknown>;
-  occurredAt: string;
-}
+/** One page of audit events, newest first, as `GET /api/audit` describes it (audit.schemas.ts). */
+export type AuditPage = z.output<typeof auditPageSchema>;
 
-/** One page of audit events, newest first. */
-export interface AuditPage {
-  items: AuditEventDocument[];
-  page: number;
-  pageSize: number;
-  total: number;
-}
+/** An audit event as `GET /api/audit` returns it. */
+export type AuditEventDocument = AuditPage['items'][number];
 
 /** Writes audit events inside the caller's transaction and reads them back for administrators. */
 @Injectable()

@@ -1,18 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
 import type { AuthenticatedUser } from '../auth/access-token.js';
-import type { Preferences } from './preferences.schema.js';
-import { type Theme, UserProfile } from './user-profile.entity.js';
+import type { z } from 'zod';
+import type { meDocumentSchema, Preferences } from './preferences.schema.js';
+import { UserProfile } from './user-profile.entity.js';
 
-/** The `/api/me` document: who the caller is and what they prefer. */
-export interface MeDocument {
-  sub: string;
-  username: string;
-  name: string | null;
-  email: string | null;
-  roles: string[];
-  preferences: { theme: Theme };
-}
+/** Response of `/api/me`, as its schema (preferences.schema.ts) describes it in the OpenAPI document. */
+export type MeDocument = z.output<typeof meDocumentSchema>;
 
 /** Keeps each caller's profile in step with their token and owns their preferences. */
 @Injectable()

@@ -24,46 +24,19 @@ import {
 import { ADMIN_ROLE, PUBLISHER_ROLE } from './registry.roles.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
+import type { remoteDetailSchema, remoteListSchema, versionDocSchema } from './registry.schemas.js';
+import type { z } from 'zod';
 
+// The documents this service answers with are the output of the schemas that describe them in the OpenAPI
+// document (registry.schemas.ts), so the answer and the contract cannot drift apart.
 /** A remote as administrators and publishers see it. */
-export interface RemoteDetail {
-  name: string;
-  title: string;
-  path: string;
-  navOrder: number;
-  requiredRoles: string[];
-  /** Client id of the deployer that publishes and activates its versions. */
-  owner: string;
-  activeVersion: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type RemoteDetail = z.output<typeof remoteDetailSchema>;
 
 /** One published version. */
-export interface VersionDoc {
-  version: string;
-  manifestUrl: string;
-  integrity: string | null;
-  /** Null only for versions registered before both hashes were required. */
-  manifestIntegrity: string | null;
-  publishedBy: string;
-  publishedAt: string;
-  active: boolean;
-}
+export type VersionDoc = z.output<typeof versionDocSchema>;
 
 /** What the shell loads: the active version of a remote the caller may use. */
-export interface RemoteEntry {
-  name: string;
-  title: string;
-  path: string;
-  navOrder: number;
-  version: string;
-  entry: string;
-  /** SRI hash of the remoteEntry.js the manifest names. */
-  integrity: string;
-  /** SRI hash of the mf-manifest.json's exact bytes. */
-  manifestIntegrity: string;
-}
+export type RemoteEntry = z.output<typeof remoteListSchema>['remotes'][number];
 
 const DEFAULT_NAV_ORDER = 100;
 
