@@ -532,6 +532,8 @@ export interface operations {
             /** @description problem+json, code invalid_request */
             readonly 400: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -541,6 +543,8 @@ export interface operations {
             /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
             readonly 401: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -559,6 +563,8 @@ export interface operations {
             /** @description problem+json, code issuer_unavailable | database_unavailable */
             readonly 503: {
                 headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -592,6 +598,8 @@ export interface operations {
             /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
             readonly 400: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -601,6 +609,8 @@ export interface operations {
             /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
             readonly 401: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -637,6 +647,8 @@ export interface operations {
             /** @description problem+json, code issuer_unavailable | database_unavailable */
             readonly 503: {
                 headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -666,6 +678,8 @@ export interface operations {
             /** @description problem+json, code invalid_request */
             readonly 400: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -675,6 +689,8 @@ export interface operations {
             /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required */
             readonly 401: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -693,6 +709,8 @@ export interface operations {
             /** @description problem+json, code issuer_unavailable | database_unavailable */
             readonly 503: {
                 headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -726,6 +744,8 @@ export interface operations {
             /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
             readonly 400: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -735,6 +755,8 @@ export interface operations {
             /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
             readonly 401: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -744,6 +766,8 @@ export interface operations {
             /** @description problem+json, code insufficient_scope */
             readonly 403: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -789,6 +813,8 @@ export interface operations {
             /** @description problem+json, code issuer_unavailable | database_unavailable */
             readonly 503: {
                 headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -825,6 +851,8 @@ export interface operations {
             /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
             readonly 400: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -834,6 +862,8 @@ export interface operations {
             /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
             readonly 401: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -843,6 +873,8 @@ export interface operations {
             /** @description problem+json, code insufficient_scope | not_remote_owner */
             readonly 403: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -897,6 +929,8 @@ export interface operations {
             /** @description problem+json, code issuer_unavailable | database_unavailable */
             readonly 503: {
                 headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -929,6 +963,8 @@ export interface operations {
             /** @description problem+json, code invalid_request | validation_failed */
             readonly 400: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -938,6 +974,8 @@ export interface operations {
             /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
             readonly 401: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -947,6 +985,8 @@ export interface operations {
             /** @description problem+json, code insufficient_scope */
             readonly 403: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -974,6 +1014,8 @@ export interface operations {
             /** @description problem+json, code issuer_unavailable | database_unavailable */
             readonly 503: {
                 headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1010,6 +1052,8 @@ export interface operations {
             /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
             readonly 400: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1019,6 +1063,8 @@ export interface operations {
             /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
             readonly 401: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1028,6 +1074,8 @@ export interface operations {
             /** @description problem+json, code insufficient_scope | not_remote_owner */
             readonly 403: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1082,6 +1130,8 @@ export interface operations {
             /** @description problem+json, code issuer_unavailable | database_unavailable */
             readonly 503: {
                 headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1124,6 +1174,8 @@ export interface operations {
             /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
             readonly 400: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1133,6 +1185,8 @@ export interface operations {
             /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
             readonly 401: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1142,6 +1196,8 @@ export interface operations {
             /** @description problem+json, code insufficient_scope | not_remote_owner */
             readonly 403: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1196,6 +1252,8 @@ export interface operations {
             /** @description problem+json, code issuer_unavailable | database_unavailable */
             readonly 503: {
                 headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1225,6 +1283,8 @@ export interface operations {
             /** @description problem+json, code invalid_request */
             readonly 400: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1234,6 +1294,8 @@ export interface operations {
             /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
             readonly 401: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1243,6 +1305,8 @@ export interface operations {
             /** @description problem+json, code insufficient_scope */
             readonly 403: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1261,6 +1325,8 @@ export interface operations {
             /** @description problem+json, code issuer_unavailable | database_unavailable */
             readonly 503: {
                 headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1293,6 +1359,8 @@ export interface operations {
             /** @description problem+json, code invalid_request | validation_failed */
             readonly 400: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1302,6 +1370,8 @@ export interface operations {
             /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
             readonly 401: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1311,6 +1381,8 @@ export interface operations {
             /** @description problem+json, code insufficient_scope */
             readonly 403: {
                 headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1329,6 +1401,8 @@ export interface operations {
             /** @description problem+json, code issuer_unavailable | database_unavailable */
             readonly 503: {
                 headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {

@@ -41,6 +41,19 @@ const WITH_BODY: readonly ErrorCode[] = [
 
 const COMPONENT_REF = '#/components/schemas/';
 
+const CHALLENGE = 'RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description';
+/** The headers a problem comes with (domain-errors.ts sets them), by code. */
+const PROBLEM_HEADERS: Partial<Record<ErrorCode, Record<string, string>>> = {
+  unauthenticated: { 'WWW-Authenticate': `${CHALLENGE} (Bearer and DPoP, no error)` },
+  invalid_token: { 'WWW-Authenticate': CHALLENGE },
+  invalid_dpop_proof: { 'WWW-Authenticate': CHALLENGE },
+  dpop_required: { 'WWW-Authenticate': CHALLENGE },
+  invalid_request: { 'WWW-Authenticate': CHALLENGE },
+  insufficient_scope: { 'WWW-Authenticate': CHALLENGE },
+  issuer_unavailable: { 'Retry-After': 'seconds until the issuer is asked again' },
+  database_unavailable: { 'Retry-After': 'seconds to wait before trying again' },
+};
+
 /**
  * zod → JSON Schema 2020-12 (what OpenAPI 3.1 uses). Named schemas (`.meta({ id })`) go to `components`, and
  * every reference zod writes to them (`#/$defs/<id>`) is pointed there, so no reference dangles.
@@ -185,8 +198,20 @@ function addProblemResponses(operation: Operation): void {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const headers = Object.fromEntries(
+      [...new Set(statusCodes.flatMap((code) => Object.keys(PROBLEM_HEADERS[code] ?? {})))].map((name) => [
+        name,
+        {
+          description: [
+            ...new Set(statusCodes.map((code) => PROBLEM_HEADERS[code]?.[name]).filter(Boolean)),
+          ].join('; '),
+          schema: { type: 'string' },
+        },
+      ]),
+    );
     operation.responses[String(status)] = {
       description: `problem+json, code ${statusCodes.join(' | ')}`,
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
       content: {
         'application/problem+json': {
           schema: { $ref: `${COMPONENT_REF}Problem` },
