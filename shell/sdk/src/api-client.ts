@@ -1,4 +1,4 @@
-import createClient, { type MaybeOptionalInit } from 'openapi-fetch';
+import type { Client, MaybeOptionalInit } from 'openapi-fetch';
 import type {
   HttpMethod,
   PathsWithMethod,
@@ -212,23 +212,29 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   // The typed methods: openapi-fetch builds the request from the contract, this client authorises and
-  // sends it (same proof, renewal and errors as above).
-  const typed = createClient<paths>({
-    baseUrl,
-    fetch: async (input: Request) => {
-      const body = input.body === null ? undefined : await input.text();
-      return exchange({
-        method: input.method,
-        url: input.url,
-        body: body === '' ? undefined : body,
-        headers: Object.fromEntries(input.headers),
-        signal: input.signal,
-      });
-    },
-  });
+  // sends it (same proof, renewal and errors as above). Loaded with the first typed call, so the shell's
+  // start (which needs only `get`) does not download it before the first remote (the initial JS budget).
+  let typed: Promise<Client<paths>> | undefined;
+  const typedClient = () =>
+    (typed ??= import('openapi-fetch').then(({ default: createClient }) =>
+      createClient<paths>({
+        baseUrl,
+        fetch: async (input: Request) => {
+          const body = input.body === null ? undefined : await input.text();
+          return exchange({
+            method: input.method,
+            url: input.url,
+            body: body === '' ? undefined : body,
+            headers: Object.fromEntries(input.headers),
+            signal: input.signal,
+          });
+        },
+      }),
+    ));
   const typedMethod = <M extends HttpMethod>(method: M): TypedMethod<M> =>
     (async (path: string, init?: Record<string, unknown>) => {
-      const { data } = await typed.request(method as never, path as never, init as never);
+      const client = await typedClient();
+      const { data } = await client.request(method as never, path as never, init as never);
       return data as unknown;
     }) as unknown as TypedMethod<M>;
 

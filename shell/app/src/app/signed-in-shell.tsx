@@ -5,6 +5,7 @@ import {
   isThemePreference,
   type ApiClient,
   type AtriumContextValue,
+  type MeDocument,
   type RemoteDescriptor,
   type ThemePreference,
 } from '@atrium/sdk';
@@ -91,7 +92,9 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   useEffect(() => {
     let current = true;
     // The theme is cosmetic: if the API is down the feature pages report it, the shell keeps its theme.
-    api.GET('/api/me').then(
+    // The untyped `get` (with the generated type): the typed methods load openapi-fetch, which the shell's
+    // start does not need.
+    api.get<MeDocument>('/api/me').then(
       (me) => current && isThemePreference(me.preferences?.theme) && setTheme(me.preferences.theme),
       () => undefined,
     );
