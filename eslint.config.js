@@ -94,6 +94,35 @@ export default tseslint.config(
     ),
   },
   {
+    // `@atrium/sdk/ui` and `/testing` are bundled into each remote, while the core is a shared singleton: a
+    // relative import of the core would give a remote a second copy of the context and of the error classes.
+    files: ['shell/sdk/src/{ui,testing}/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '../*',
+                '@atrium/shell',
+                '@atrium/remote-*',
+                '@atrium/api',
+                'oidc-client-ts',
+                'react-oidc-context',
+                '**/shell/app/**',
+                '**/remotes/**',
+                '**/services/**',
+              ],
+              message:
+                "Reach the sdk's core through '@atrium/sdk' (the shared singleton), never by relative path; the sdk depends on nothing else of ours.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['services/**/*.ts'],
     rules: boundary(
       'Services never import front-end code.',
