@@ -1,5 +1,6 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { Button } from './button';
+import './ui.css';
 
 /** Props of {@link Alert}. */
 export interface AlertProps {

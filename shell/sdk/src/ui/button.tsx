@@ -1,4 +1,5 @@
 import type { ButtonHTMLAttributes, MouseEvent } from 'react';
+import './ui.css';
 
 /** Props of {@link Button}: every `<button>` attribute, plus its look and busy state. */
 export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {

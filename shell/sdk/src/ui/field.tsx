@@ -1,4 +1,5 @@
 import { useId, type InputHTMLAttributes, type ReactNode } from 'react';
+import './ui.css';
 
 interface Described {
   /** Help shown under the control and read with it. */

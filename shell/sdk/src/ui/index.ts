@@ -1,8 +1,8 @@
 // `@atrium/sdk/ui`: what a feature's screens are made of. Bundled into each remote (and the shell) that uses it,
 // rather than shared: only what a bundle imports ships, and the shell's first load pays for none of the rest.
 // Its modules reach the sdk's core only through '@atrium/sdk' (the shared singleton), never by relative path,
-// so error classes and the context stay the shell's.
-import './ui.css';
+// so error classes and the context stay the shell's. Each primitive imports ui.css itself: bundlers skip this
+// side-effect-free index and take the modules it re-exports directly.
 
 export { Alert } from './alert';
 export type { AlertProps } from './alert';

@@ -1,4 +1,5 @@
 import { useEffect, type ReactNode } from 'react';
+import './ui.css';
 
 /** What follows every page's own title in `document.title`. */
 export const DOCUMENT_TITLE_SUFFIX = ' · Atrium';
