@@ -17,7 +17,7 @@ export interface AlertProps {
   readonly retryLabel?: string;
   /**
    * `inline` (the default) sits in the flow of a page; `panel` is a centred card standing for a whole view
-   * (the shell's "Loading…" and failure screens).
+   * (the shell's "Loading…" and failure screens), whose title is then the view's heading (`<h2>`).
    */
   readonly variant?: 'inline' | 'panel';
   /** Moves keyboard focus to the alert when it appears (a whole view that failed), so Retry is one Tab away. */
@@ -41,6 +41,7 @@ export function Alert({
   useEffect(() => {
     if (autoFocus) ref.current?.focus();
   }, [autoFocus, title]);
+  const Title = variant === 'panel' ? 'h2' : 'p';
   const empty = title === undefined && (children === undefined || children === '') && onRetry === undefined;
   return (
     <div
@@ -51,7 +52,7 @@ export function Alert({
       className={`atrium-alert atrium-alert--${tone} atrium-alert--${variant}${empty ? ' atrium-alert--empty' : ''}`}
     >
       {tone === 'loading' && <span className="atrium-spinner" aria-hidden="true" />}
-      {title !== undefined && <p className="atrium-alert__title">{title}</p>}
+      {title !== undefined && <Title className="atrium-alert__title">{title}</Title>}
       {typeof children === 'string' ? <p className="atrium-alert__text">{children}</p> : children}
       {onRetry !== undefined && <Button onClick={onRetry}>{retryLabel}</Button>}
     </div>

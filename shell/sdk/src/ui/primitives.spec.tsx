@@ -141,6 +141,12 @@ describe('Alert', () => {
     expect(region.textContent).toBe('Saved');
   });
 
+  it('as a panel standing for a whole view, titles it with a heading', () => {
+    render(<Alert tone="info" variant="panel" title="You have been signed out" />);
+    expect(screen.getByRole('status').querySelector('h2')?.textContent).toBe('You have been signed out');
+    expect(screen.getByRole('heading', { name: 'You have been signed out' })).toBeTruthy();
+  });
+
   it('takes focus when asked, so Retry is one Tab away', () => {
     render(<Alert title="Atrium is unavailable" autoFocus onRetry={() => undefined} />);
     expect(document.activeElement).toBe(screen.getByRole('alert'));
