@@ -1,23 +1,19 @@
 // @vitest-environment happy-dom
 import type { AdminRemotesDocument } from '@atrium/sdk';
-import { renderFeature } from '@atrium/sdk/testing';
+import { renderFeature, setupApiServer } from '@atrium/sdk/testing';
 import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditLog } from './audit-log';
 import { Feature } from './feature';
 import { RemotesConsole } from './remotes-console';
 
 const API = window.location.origin;
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+const server = setupApiServer();
 afterEach(() => {
   cleanup();
-  server.resetHandlers();
   vi.unstubAllGlobals();
 });
-afterAll(() => server.close());
 
 function registry(active: string): AdminRemotesDocument {
   return {

@@ -1,21 +1,15 @@
 // @vitest-environment happy-dom
 import type { MeDocument } from '@atrium/sdk';
-import { renderFeature } from '@atrium/sdk/testing';
+import { renderFeature, setupApiServer } from '@atrium/sdk/testing';
 import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { AccountPage } from './account-page';
 
 // Same origin as the test page, so happy-dom's fetch sends no CORS preflight (CORS is the API's concern).
 const API = window.location.origin;
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  cleanup();
-  server.resetHandlers();
-});
-afterAll(() => server.close());
+const server = setupApiServer();
+afterEach(cleanup);
 
 const alice: MeDocument = {
   sub: 'f3c1',

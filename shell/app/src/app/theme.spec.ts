@@ -1,22 +1,18 @@
 // @vitest-environment happy-dom
 import { THEME_ATTRIBUTE } from '@atrium/sdk';
-import { testApiClient } from '@atrium/sdk/testing';
+import { setupApiServer, testApiClient } from '@atrium/sdk/testing';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { readCachedTheme, THEME_CACHE_KEY, useThemePreference } from './theme';
 
 const API = window.location.origin;
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+const server = setupApiServer();
 afterEach(() => {
   cleanup();
-  server.resetHandlers();
   window.localStorage.clear();
   document.documentElement.removeAttribute(THEME_ATTRIBUTE);
 });
-afterAll(() => server.close());
 
 const me = (theme: string) => ({
   sub: 's',

@@ -11,6 +11,8 @@ import {
 import { render, type RenderResult } from '@testing-library/react';
 import { useMemo, useState, type ReactNode } from 'react';
 
+export { setupApiServer } from './api-server';
+
 /** The person {@link renderFeature} signs in unless told otherwise. */
 export const TEST_USER: AtriumUser = {
   sub: 'f3c1a2b4-0000-4000-8000-00000000a11c',

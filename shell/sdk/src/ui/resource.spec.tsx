@@ -1,19 +1,13 @@
 // @vitest-environment happy-dom
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { renderFeature } from '@atrium/sdk/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderFeature, setupApiServer } from '@atrium/sdk/testing';
 import { useApiResource, useAsyncAction, useAsyncResource, type ResourceLoader } from './resource';
 
 const API = window.location.origin;
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  cleanup();
-  server.resetHandlers();
-});
-afterAll(() => server.close());
+const server = setupApiServer();
+afterEach(cleanup);
 
 /** Runs `fn` inside act() and lets the promises it settled deliver their answers. */
 const settle = (fn: () => void) =>
