@@ -1,5 +1,5 @@
 // `@atrium/sdk/testing`: renders a feature as the shell would, for a remote's unit tests (vitest + happy-dom +
-// @testing-library/react). Never imported by production code.
+// @testing-library/react, msw: a remote has them as devDependencies). Never imported by production code.
 import {
   AtriumProvider,
   createApiClient,
