@@ -16,6 +16,18 @@ const boundary = (message, ...groups) => ({
   'no-restricted-imports': ['error', { patterns: [{ group: groups, message }] }],
 });
 
+/** What the sdk may never import: the shell, remotes, services, an identity provider. */
+const SDK_FORBIDDEN = [
+  '@atrium/shell',
+  '@atrium/remote-*',
+  '@atrium/api',
+  'oidc-client-ts',
+  'react-oidc-context',
+  '**/shell/app/**',
+  '**/remotes/**',
+  '**/services/**',
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -85,14 +97,17 @@ export default tseslint.config(
     files: ['shell/sdk/**/*.{ts,tsx}'],
     rules: boundary(
       'The sdk is the contract: it must not depend on the shell, remotes, services or an identity provider.',
-      '@atrium/shell',
-      '@atrium/remote-*',
-      '@atrium/api',
-      'oidc-client-ts',
-      'react-oidc-context',
-      '**/shell/app/**',
-      '**/remotes/**',
-      '**/services/**',
+      ...SDK_FORBIDDEN,
+    ),
+  },
+  {
+    // `@atrium/sdk/ui` and `/testing` are bundled into each remote, while the core is a shared singleton: a
+    // relative import of the core would give a remote a second copy of the context and of the error classes.
+    files: ['shell/sdk/src/{ui,testing}/**/*.{ts,tsx}'],
+    rules: boundary(
+      "Reach the sdk's core through '@atrium/sdk' (the shared singleton), never by relative path; the sdk depends on nothing else of ours.",
+      '../*',
+      ...SDK_FORBIDDEN,
     ),
   },
   {

@@ -16,16 +16,20 @@ test('alice sees Profile but not Admin, and no file of the admin remote is ever 
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByRole('link', { name: 'Profile' })).toBeVisible();
   await expect(nav.getByRole('link', { name: 'Admin' })).toHaveCount(0);
+  // The browser tab names the page the person is on, for the shell's pages and the remotes' alike.
+  await expect(page).toHaveTitle('Home · Atrium');
   const features = page.getByRole('region', { name: 'Your features' });
   await expect(features.getByRole('link', { name: 'Profile' })).toBeVisible();
   await expect(features.getByRole('link', { name: 'Admin' })).toHaveCount(0);
 
   await nav.getByRole('link', { name: 'Profile' }).click();
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expect(page).toHaveTitle('Your account · Atrium');
 
   // Typing the admin route is no way in either: the shell does not know the remote at all.
   await page.goto('/admin');
   await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+  await expect(page).toHaveTitle('Page not found · Atrium');
 
   expect(requested.filter((url) => url.startsWith(`${RELEASES}/profile/`)).length).toBeGreaterThan(0);
   expect(requested.filter((url) => url.startsWith(`${RELEASES}/admin/`))).toEqual([]);
@@ -40,11 +44,16 @@ test('ada sees Profile and Admin and opens the registry console', async ({ page 
   await expect(page).toHaveURL('http://localhost:4000/admin');
   await expect(page.getByRole('heading', { name: 'Registry console' })).toBeVisible();
   await expect(page.getByTestId('remote-profile').getByTestId('active-version')).toHaveText(/\d+\.\d+\.\d+/);
+  await expect(page).toHaveTitle('Remotes · Registry console · Atrium');
 
   // The console's own navigation goes through the sdk's Link: no reload, the shell's router moves.
   await page.getByRole('link', { name: 'Audit log' }).click();
   await expect(page).toHaveURL('http://localhost:4000/admin/audit');
   await expect(page.getByText(/Page 1 of \d+/)).toBeVisible();
+  await expect(page).toHaveTitle('Audit log · Registry console · Atrium');
+  // Back at home the remote's title is gone with it.
+  await nav.getByRole('link', { name: 'Home' }).click();
+  await expect(page).toHaveTitle('Home · Atrium');
 });
 
 test('an admin hides a feature from everyone but admins in the console: alice no longer sees or downloads it', async ({

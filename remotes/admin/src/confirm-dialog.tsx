@@ -1,9 +1,12 @@
+import { Button } from '@atrium/sdk/ui';
 import { useEffect, useId, useRef } from 'react';
 
 export interface ConfirmDialogProps {
   readonly title: string;
   readonly message: string;
   readonly confirmLabel: string;
+  /** Said on the confirm button while the action runs, e.g. `Activating…`. */
+  readonly busyLabel: string;
   readonly busy: boolean;
   readonly onConfirm: () => void;
   readonly onCancel: () => void;
@@ -17,6 +20,7 @@ export function ConfirmDialog({
   title,
   message,
   confirmLabel,
+  busyLabel,
   busy,
   onConfirm,
   onCancel,
@@ -42,17 +46,12 @@ export function ConfirmDialog({
       <h2 id={titleId}>{title}</h2>
       <p>{message}</p>
       <div className="atrium-admin__actions">
-        <button
-          type="button"
-          className="atrium-admin__button atrium-admin__button--secondary"
-          onClick={onCancel}
-          disabled={busy}
-        >
+        <Button variant="secondary" onClick={onCancel} disabled={busy}>
           Cancel
-        </button>
-        <button type="button" className="atrium-admin__button" onClick={onConfirm} disabled={busy} autoFocus>
-          {busy ? 'Activating…' : confirmLabel}
-        </button>
+        </Button>
+        <Button onClick={onConfirm} busy={busy} busyLabel={busyLabel} autoFocus>
+          {confirmLabel}
+        </Button>
       </div>
     </dialog>
   );

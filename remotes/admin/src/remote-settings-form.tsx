@@ -5,15 +5,15 @@ import {
   type RemoteDetail,
   type UpdateRemoteRequest,
 } from '@atrium/sdk';
-import { useId, useState, type FormEvent } from 'react';
-import { describeError } from './describe-error';
+import { Alert, Button, describeApiError, Field, useAsyncAction } from '@atrium/sdk/ui';
+import { useState, type FormEvent } from 'react';
 
 // The form's fields are the body's (`CreateRemote` of the API's document).
-type Field = keyof CreateRemoteRequest;
-type Values = Record<Field, string>;
-type FieldErrors = Partial<Record<Field, string>>;
+type FieldName = keyof CreateRemoteRequest;
+type Values = Record<FieldName, string>;
+type FieldErrors = Partial<Record<FieldName, string>>;
 
-const FIELDS: readonly Field[] = ['name', 'title', 'path', 'navOrder', 'requiredRoles', 'owner'];
+const FIELDS: readonly FieldName[] = ['name', 'title', 'path', 'navOrder', 'requiredRoles', 'owner'];
 
 /** The feature teams' deployer: the usual owner of a new remote. */
 const DEFAULT_OWNER = 'atrium-deployer';
@@ -32,84 +32,46 @@ export interface RemoteSettingsFormProps {
  */
 export function RemoteSettingsForm({ remote, onSaved, onCancel }: RemoteSettingsFormProps) {
   const api = useApi();
-  const id = useId();
   const initial = remote ? valuesOf(remote) : emptyValues();
   const [values, setValues] = useState<Values>(initial);
-  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const save = useAsyncAction();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setFieldErrors({});
-    setFormError(null);
-    if (remote) {
-      const changes = changedSettings(initial, values);
-      if (Object.keys(changes).length === 0) {
-        onSaved(`Nothing changed in ${remote.title}.`);
-        return;
-      }
+    const changes = changedSettings(initial, values);
+    if (remote && Object.keys(changes).length === 0) {
+      onSaved(`Nothing changed in ${remote.title}.`);
+      return;
     }
-    setBusy(true);
-    try {
-      if (remote) {
-        const saved = await api.patch<RemoteDetail>(
-          `/api/remotes/${encodeURIComponent(remote.name)}`,
-          changedSettings(initial, values),
-        );
-        onSaved(`${saved.title} saved. People see the change at their next load.`);
-      } else {
-        const created = await api.post<RemoteDetail>('/api/remotes', newRemote(values));
-        onSaved(
-          `${created.title} (${created.name}) created. Its owner ${created.owner} can now publish its versions.`,
-        );
-      }
-    } catch (error) {
-      const inline = fieldErrorsOf(error);
-      if (Object.keys(inline).length > 0) setFieldErrors(inline);
-      else
-        setFormError(
-          describeError(remote ? `${remote.title} was not saved` : 'The remote was not created', error),
-        );
-    } finally {
-      setBusy(false);
-    }
+    const outcome = await save.run(async () =>
+      remote
+        ? `${(await api.patch<RemoteDetail>(`/api/remotes/${encodeURIComponent(remote.name)}`, changes)).title} saved. People see the change at their next load.`
+        : createdMessage(await api.post<RemoteDetail>('/api/remotes', newRemote(values))),
+    );
+    if (outcome.ok) onSaved(outcome.value);
   };
 
-  const input = (
-    field: Field,
+  const fieldErrors = save.status === 'failed' ? fieldErrorsOf(save.error) : {};
+  const formError =
+    save.status === 'failed' && Object.keys(fieldErrors).length === 0
+      ? describeApiError(save.error, remote ? `${remote.title} was not saved` : 'The remote was not created')
+      : undefined;
+  const field = (
+    name: FieldName,
     label: string,
     props: { hint?: string; type?: string; readOnly?: boolean } = {},
-  ) => {
-    const inputId = `${id}-${field}`;
-    const error = fieldErrors[field];
-    const described = [props.hint ? `${inputId}-hint` : '', error ? `${inputId}-error` : ''].filter(Boolean);
-    return (
-      <div className="atrium-admin__field">
-        <label htmlFor={inputId}>{label}</label>
-        <input
-          id={inputId}
-          name={field}
-          type={props.type ?? 'text'}
-          value={values[field]}
-          readOnly={props.readOnly}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={described.length > 0 ? described.join(' ') : undefined}
-          onChange={(event) => setValues((current) => ({ ...current, [field]: event.target.value }))}
-        />
-        {props.hint && (
-          <span id={`${inputId}-hint`} className="atrium-admin__muted">
-            {props.hint}
-          </span>
-        )}
-        {error && (
-          <span id={`${inputId}-error`} className="atrium-admin__error" data-testid={`error-${field}`}>
-            {error}
-          </span>
-        )}
-      </div>
-    );
-  };
+  ) => (
+    <Field
+      label={label}
+      name={name}
+      type={props.type ?? 'text'}
+      hint={props.hint}
+      readOnly={props.readOnly}
+      value={values[name]}
+      error={fieldErrors[name]}
+      onChange={(event) => setValues((current) => ({ ...current, [name]: event.target.value }))}
+    />
+  );
 
   const heading = remote ? `Settings of ${remote.title}` : 'New remote';
   return (
@@ -120,38 +82,34 @@ export function RemoteSettingsForm({ remote, onSaved, onCancel }: RemoteSettings
       onSubmit={(event) => void submit(event)}
     >
       <h2>{heading}</h2>
-      {input('name', 'Name', {
+      {field('name', 'Name', {
         readOnly: remote !== undefined,
         hint: remote ? 'A remote keeps its name.' : 'Module Federation name: lowercase letters, digits, -.',
       })}
-      {input('title', 'Title')}
-      {input('path', 'Path', { hint: 'Route in the shell, e.g. /time-off.' })}
-      {input('navOrder', 'Order', { type: 'number', hint: 'Position in the navigation; lower comes first.' })}
-      {input('requiredRoles', 'Required roles', {
+      {field('title', 'Title')}
+      {field('path', 'Path', { hint: 'Route in the shell, e.g. /time-off.' })}
+      {field('navOrder', 'Order', { type: 'number', hint: 'Position in the navigation; lower comes first.' })}
+      {field('requiredRoles', 'Required roles', {
         hint: 'Comma-separated; empty means every signed-in person.',
       })}
-      {input('owner', 'Owner', {
+      {field('owner', 'Owner', {
         hint: 'Client id of the deployer that publishes and activates its versions.',
       })}
-      {formError && (
-        <p role="alert" className="atrium-admin__error">
-          {formError}
-        </p>
-      )}
+      {formError !== undefined && <Alert>{formError}</Alert>}
       <div className="atrium-admin__actions">
-        <button
-          type="button"
-          className="atrium-admin__button atrium-admin__button--secondary"
-          onClick={onCancel}
-        >
+        <Button variant="secondary" onClick={onCancel}>
           Cancel
-        </button>
-        <button type="submit" className="atrium-admin__button" disabled={busy}>
+        </Button>
+        <Button type="submit" busy={save.busy} busyLabel="Saving…">
           {remote ? 'Save settings' : 'Create remote'}
-        </button>
+        </Button>
       </div>
     </form>
   );
+}
+
+function createdMessage(created: RemoteDetail): string {
+  return `${created.title} (${created.name}) created. Its owner ${created.owner} can now publish its versions.`;
 }
 
 function emptyValues(): Values {
@@ -216,7 +174,7 @@ function fieldErrorsOf(error: unknown): FieldErrors {
   if (error.code === 'path_in_use') return { path: error.detail ?? error.title };
   const errors: FieldErrors = {};
   for (const { field, message } of error.errors ?? []) {
-    const name = field.split('.')[0] as Field;
+    const name = field.split('.')[0] as FieldName;
     if (FIELDS.includes(name) && errors[name] === undefined) errors[name] = message;
   }
   return errors;

@@ -1,25 +1,19 @@
 // @vitest-environment happy-dom
-import {
-  AtriumProvider,
-  createApiClient,
-  type AdminRemotesDocument,
-  type AtriumContextValue,
-} from '@atrium/sdk';
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import type { AdminRemotesDocument } from '@atrium/sdk';
+import { renderFeature, setupApiServer } from '@atrium/sdk/testing';
+import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditLog } from './audit-log';
+import { Feature } from './feature';
 import { RemotesConsole } from './remotes-console';
 
 const API = window.location.origin;
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+const server = setupApiServer();
 afterEach(() => {
   cleanup();
-  server.resetHandlers();
+  vi.unstubAllGlobals();
 });
-afterAll(() => server.close());
 
 function registry(active: string): AdminRemotesDocument {
   return {
@@ -48,23 +42,12 @@ function registry(active: string): AdminRemotesDocument {
   };
 }
 
-function renderWithShell(children: React.ReactNode) {
-  const context: AtriumContextValue = {
-    user: { sub: 'a1', username: 'ada', name: 'Ada Lovelace', email: undefined, roles: ['atrium-admin'] },
-    api: createApiClient({
-      baseUrl: API,
-      // The shell's proofs are tested in the sdk and the shell; these pages only need requests to go out.
-      authorize: () => Promise.resolve({ authorization: 'DPoP token', dpop: 'header.payload.signature' }),
-      renewAuthorization: () => Promise.resolve(),
-    }),
-    theme: 'system',
-    setTheme: vi.fn(),
-    signOut: () => Promise.resolve(),
-    navigate: vi.fn(),
+const renderWithShell = (children: React.ReactNode) =>
+  renderFeature(children, {
+    user: { username: 'ada', name: 'Ada Lovelace', email: undefined },
+    roles: ['atrium-admin'],
     location: '/admin',
-  };
-  render(<AtriumProvider value={context}>{children}</AtriumProvider>);
-}
+  });
 
 describe('RemotesConsole', () => {
   it('lists each remote with its versions, publisher and the active one', async () => {
@@ -127,7 +110,10 @@ describe('RemotesConsole', () => {
     );
     renderWithShell(<RemotesConsole />);
 
-    expect((await screen.findByRole('alert')).textContent).toContain('Needs atrium-admin. (HTTP 403)');
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'The registry could not be loaded. You are not allowed to do this. Needs atrium-admin. ' +
+        'Ask an administrator for the role it needs.Retry',
+    );
     up = true;
     fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
     expect(await screen.findByTestId('remote-profile')).toBeTruthy();
@@ -302,8 +288,32 @@ describe('remote settings', () => {
     fireEvent.click(within(form).getByRole('button', { name: 'Save settings' }));
 
     expect((await within(form).findByRole('alert')).textContent).toBe(
-      'Profile was not saved: The access token is valid but not sufficient. (HTTP 403).',
+      'Profile was not saved. You are not allowed to do this. The access token is valid but not sufficient. ' +
+        'Ask an administrator for the role it needs.',
     );
+    expect(field(form, 'Title').value).toBe('Me');
+  });
+});
+
+describe('Feature', () => {
+  it('names each tab in the document title and switches tabs through the shell', async () => {
+    server.use(
+      http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry('1.0.1'))),
+      http.get(`${API}/api/audit`, () => HttpResponse.json({ items: [], page: 1, pageSize: 20, total: 0 })),
+    );
+    // Defined by the build (the release version); the footer shows it.
+    vi.stubGlobal('__RELEASE_VERSION__', '1.0.0-test');
+    const view = renderWithShell(<Feature basePath="/admin" />);
+    expect(screen.getByTestId('remote-release').textContent).toBe('admin 1.0.0-test');
+
+    expect(screen.getByRole('heading', { level: 1, name: 'Registry console' })).toBeTruthy();
+    expect(document.title).toBe('Remotes · Registry console · Atrium');
+    expect(await screen.findByTestId('remote-profile')).toBeTruthy();
+
+    fireEvent.click(screen.getByRole('link', { name: 'Audit log' }));
+    expect(view.navigations).toEqual(['/admin/audit']);
+    expect(await screen.findByText('Nothing has happened yet.')).toBeTruthy();
+    expect(document.title).toBe('Audit log · Registry console · Atrium');
   });
 });
 

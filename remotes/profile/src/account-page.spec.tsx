@@ -1,20 +1,15 @@
 // @vitest-environment happy-dom
-import { AtriumProvider, createApiClient, type AtriumContextValue, type MeDocument } from '@atrium/sdk';
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import type { MeDocument } from '@atrium/sdk';
+import { renderFeature, setupApiServer } from '@atrium/sdk/testing';
+import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { AccountPage } from './account-page';
 
 // Same origin as the test page, so happy-dom's fetch sends no CORS preflight (CORS is the API's concern).
 const API = window.location.origin;
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => {
-  cleanup();
-  server.resetHandlers();
-});
-afterAll(() => server.close());
+const server = setupApiServer();
+afterEach(cleanup);
 
 const alice: MeDocument = {
   sub: 'f3c1',
@@ -25,49 +20,29 @@ const alice: MeDocument = {
   preferences: { theme: 'system' },
 };
 
-function renderPage() {
-  const setTheme = vi.fn();
-  const context: AtriumContextValue = {
-    user: {
-      sub: alice.sub,
-      username: alice.username,
-      name: alice.name ?? alice.username,
-      email: alice.email ?? undefined,
-      roles: alice.roles,
-    },
-    api: createApiClient({
-      baseUrl: API,
-      // The shell's proofs are tested in the sdk and the shell; these pages only need requests to go out.
-      authorize: () => Promise.resolve({ authorization: 'DPoP token', dpop: 'header.payload.signature' }),
-      renewAuthorization: () => Promise.resolve(),
-    }),
-    theme: 'system',
-    setTheme,
-    signOut: () => Promise.resolve(),
-    navigate: vi.fn(),
-    location: '/profile',
-  };
-  render(
-    <AtriumProvider value={context}>
-      <AccountPage />
-    </AtriumProvider>,
-  );
-  return { setTheme };
+/** The text a screen reader reads as the element's description (its aria-describedby targets). */
+function description(element: HTMLElement): string {
+  return (element.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .map((id) => document.getElementById(id)?.textContent ?? '')
+    .join(' ');
 }
 
 describe('AccountPage', () => {
-  it("shows the person's details from GET /api/me", async () => {
+  it("shows the person's details from GET /api/me under a page title", async () => {
     server.use(http.get(`${API}/api/me`, () => HttpResponse.json(alice)));
-    renderPage();
+    renderFeature(<AccountPage />, { location: '/profile' });
 
-    expect(screen.getByRole('heading', { name: 'Your account' })).toBeTruthy();
+    expect(screen.getByRole('heading', { level: 1, name: 'Your account' })).toBeTruthy();
+    expect(document.title).toBe('Your account · Atrium');
+    expect(screen.getByRole('status').textContent).toBe('Loading your account…');
     expect((await screen.findByTestId('profile-email')).textContent).toBe('alice@atrium.test');
     expect(screen.getByTestId('profile-roles').textContent).toBe('atrium-user');
   });
 
   it('says "Not provided" when the identity provider has no name or e-mail (the API answers null)', async () => {
     server.use(http.get(`${API}/api/me`, () => HttpResponse.json({ ...alice, name: null, email: null })));
-    renderPage();
+    renderFeature(<AccountPage />);
 
     expect((await screen.findByTestId('profile-email')).textContent).toBe('Not provided');
     expect(screen.getByTestId('profile-name').textContent).toBe('Not provided');
@@ -82,17 +57,20 @@ describe('AccountPage', () => {
         return HttpResponse.json({ ...alice, preferences: { theme: 'dark' } });
       }),
     );
-    const { setTheme } = renderPage();
+    const view = renderFeature(<AccountPage />);
 
     fireEvent.click(await screen.findByRole('radio', { name: 'Dark' }));
     fireEvent.click(screen.getByRole('button', { name: 'Save preferences' }));
+    expect(screen.getByRole('button', { name: 'Saving…' }).getAttribute('aria-busy')).toBe('true');
 
-    expect(await screen.findByText('Preferences saved')).toBeTruthy();
+    expect((await screen.findByText('Preferences saved')).getAttribute('class')).toBe('atrium-alert__text');
+    expect(screen.getByRole('status').textContent).toBe('Preferences saved');
     expect(saved).toEqual({ theme: 'dark' });
-    expect(setTheme).toHaveBeenCalledWith('dark');
+    expect(view.themes).toEqual(['dark']);
+    expect(screen.getByRole<HTMLInputElement>('radio', { name: 'Dark' }).checked).toBe(true);
   });
 
-  it('shows the API validation message next to the Theme field', async () => {
+  it('shows the API validation message on the Theme field and says the preferences were not saved', async () => {
     server.use(
       http.get(`${API}/api/me`, () => HttpResponse.json(alice)),
       http.put(`${API}/api/me/preferences`, () =>
@@ -108,23 +86,33 @@ describe('AccountPage', () => {
         ),
       ),
     );
-    const { setTheme } = renderPage();
+    const view = renderFeature(<AccountPage />);
 
     fireEvent.click(await screen.findByRole('button', { name: 'Save preferences' }));
 
-    expect((await screen.findByRole('alert')).textContent).toBe('must be one of system, light, dark');
-    expect(screen.getByRole('group', { name: 'Theme' }).getAttribute('aria-invalid')).toBe('true');
-    expect(setTheme).not.toHaveBeenCalled();
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Preferences were not saved. Invalid request. Theme must be one of system, light, dark.',
+    );
+    const group = screen.getByRole('group', { name: 'Theme' });
+    expect(group.getAttribute('aria-invalid')).toBe('true');
+    expect(description(group)).toBe('must be one of system, light, dark');
+    expect(view.themes).toEqual([]);
+
+    fireEvent.click(screen.getByRole('radio', { name: 'Light' }));
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(group.getAttribute('aria-invalid')).toBeNull();
   });
 
-  it('offers Retry when the API cannot be reached', async () => {
+  it('says the API cannot be reached and offers Retry', async () => {
     let reachable = false;
     server.use(
       http.get(`${API}/api/me`, () => (reachable ? HttpResponse.json(alice) : HttpResponse.error())),
     );
-    renderPage();
+    renderFeature(<AccountPage />);
 
-    expect((await screen.findByRole('alert')).textContent).toContain('could not reach the Atrium API');
+    expect((await screen.findByRole('alert')).textContent).toContain(
+      'Your account could not be loaded. The Atrium API could not be reached.',
+    );
     reachable = true;
     fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
     expect((await screen.findByTestId('profile-email')).textContent).toBe('alice@atrium.test');

@@ -1,4 +1,5 @@
-import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { useAsyncResource } from '@atrium/sdk/ui';
+import { useMemo, useSyncExternalStore } from 'react';
 import { AuthProvider } from 'react-oidc-context';
 import type { User } from 'oidc-client-ts';
 import { AuthGate } from '../auth/auth-gate';
@@ -7,51 +8,26 @@ import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from '../config/ru
 import { StatusPanel } from '../layout/status-panel';
 import { SignedInShell } from './signed-in-shell';
 
-type ConfigState =
-  | { readonly status: 'loading' }
-  | { readonly status: 'ready'; readonly config: RuntimeConfig }
-  | { readonly status: 'failed'; readonly error: ConfigError };
+const loadConfig = () => loadRuntimeConfig();
 
 /** Loads the run-time config, then hands over to sign-in; nothing renders blank in between. */
 export function App() {
-  const [attempt, setAttempt] = useState(0);
-  const [state, setState] = useState<ConfigState>({ status: 'loading' });
+  const config = useAsyncResource(loadConfig);
 
-  useEffect(() => {
-    let current = true;
-    loadRuntimeConfig().then(
-      (config) => current && setState({ status: 'ready', config }),
-      (error: unknown) =>
-        current &&
-        setState({
-          status: 'failed',
-          error: error instanceof ConfigError ? error : new ConfigError(String(error)),
-        }),
-    );
-    return () => {
-      current = false;
-    };
-  }, [attempt]);
-
-  if (state.status === 'loading') return <StatusPanel kind="loading" title="Starting Atrium…" />;
-  if (state.status === 'failed') {
+  if (config.status === 'loading') return <StatusPanel kind="loading" title="Starting Atrium…" />;
+  if (config.status === 'failed') {
+    const error = config.error instanceof ConfigError ? config.error : new ConfigError(String(config.error));
     return (
       <StatusPanel
         kind="error"
         title="Atrium's configuration could not be loaded"
-        detail={state.error.message}
-        items={state.error.problems}
-        action={{
-          label: 'Retry',
-          onClick: () => {
-            setState({ status: 'loading' });
-            setAttempt((value) => value + 1);
-          },
-        }}
+        detail={error.message}
+        items={error.problems}
+        action={{ label: 'Retry', onClick: config.refetch }}
       />
     );
   }
-  return <Authenticated config={state.config} />;
+  return <Authenticated config={config.data} />;
 }
 
 function Authenticated({ config }: { config: RuntimeConfig }) {

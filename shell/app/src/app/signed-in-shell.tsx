@@ -1,216 +1,77 @@
-import {
-  applyTheme,
-  AtriumProvider,
-  createApiClient,
-  isThemePreference,
-  type ApiClient,
-  type AtriumContextValue,
-  type MeDocument,
-  type RemoteDescriptor,
-  type ThemePreference,
-} from '@atrium/sdk';
+import { AtriumProvider, type ApiClient, type AtriumContextValue, type RemoteDescriptor } from '@atrium/sdk';
+import { useAsyncResource } from '@atrium/sdk/ui';
 import type { UserManager } from 'oidc-client-ts';
-import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { useAuth } from 'react-oidc-context';
-import { Redirect, Route, Switch, useLocation } from 'wouter';
-import { createApiAuthorization } from '../auth/api-authorization';
-import { toAtriumUser } from '../auth/oidc';
+import { useCallback, useEffect, useMemo } from 'react';
+import { useLocation } from 'wouter';
 import type { RuntimeConfig } from '../config/runtime-config';
 import { AppHeader } from '../layout/app-header';
-import { StatusPanel } from '../layout/status-panel';
-import { HomePage } from '../pages/home-page';
-import { NotFoundPage } from '../pages/not-found-page';
+import { MainContent } from '../layout/main-content';
 import { registerFeatureRemotes } from '../remote-loading/federation';
-import { RemoteSlot } from '../remote-loading/remote-slot';
-import { getRemotes, RemotesListError } from '../remote-loading/remotes-list';
-
-const THEME_CACHE_KEY = 'atrium.theme';
-
-type RemotesState =
-  | { readonly status: 'loading' }
-  | { readonly status: 'ready'; readonly remotes: readonly RemoteDescriptor[] }
-  | { readonly status: 'failed'; readonly error: RemotesListError };
+import { getRemotes } from '../remote-loading/remotes-list';
+import { AppRoutes } from './routes';
+import { useSession } from './session';
+import { useThemePreference } from './theme';
 
 export interface SignedInShellProps {
   readonly config: RuntimeConfig;
   readonly userManager: UserManager;
 }
 
-/** The shell once someone is signed in: context for remotes, header, navigation and routes. */
+/**
+ * The shell once someone is signed in: puts together the session (./session), the theme (./theme) and the
+ * routes (./routes) into the context remotes get, with the header around them.
+ */
 export function SignedInShell({ config, userManager }: SignedInShellProps) {
-  const auth = useAuth();
-  const oidcUser = auth.user;
-  const [theme, setThemeState] = useState<ThemePreference>(readCachedTheme);
+  const { user, api, signOut } = useSession({
+    userManager,
+    apiBaseUrl: config.apiBaseUrl,
+    postLogoutPath: config.oidc.postLogoutPath,
+  });
+  const { theme, setTheme } = useThemePreference(api);
+  const remotes = useRemotes(api, config.remotesUrl);
   const [location, setLocation] = useLocation();
-
-  const setTheme = useCallback((next: ThemePreference) => {
-    setThemeState(next);
-    applyTheme(next);
-    // Cached only to avoid a flash of the wrong theme on the next load; the API holds the real value.
-    window.localStorage.setItem(THEME_CACHE_KEY, next);
-  }, []);
-
-  const signOut = useCallback(async () => {
-    const idToken = (await userManager.getUser())?.id_token;
-    // Through react-oidc-context, not the UserManager: it marks the sign-out as the active navigation, so
-    // the auth gate does not race it with a new sign-in once the local user is removed.
-    await auth.signoutRedirect({
-      ...(idToken !== undefined ? { id_token_hint: idToken } : {}),
-      post_logout_redirect_uri: `${window.location.origin}${config.oidc.postLogoutPath}`,
-    });
-  }, [userManager, auth, config.oidc.postLogoutPath]);
-
-  const api = useMemo(
-    () => createApiClient({ baseUrl: config.apiBaseUrl, ...createApiAuthorization(userManager) }),
-    [config.apiBaseUrl, userManager],
+  const navigate = useCallback(
+    (to: string, options?: { replace?: boolean }) => setLocation(to, { replace: options?.replace ?? false }),
+    [setLocation],
   );
 
   useEffect(() => {
     performance.mark('atrium:shell-ready');
   }, []);
 
-  // A session that cannot be renewed is over: rather than leave a page whose next action fails, unload the
-  // user so the auth gate sends the person to Keycloak and back to this page. Keycloak refusing the refresh
-  // token (invalid_grant: the session was ended or timed out) ends it at once; any other renewal failure
-  // (say, Keycloak briefly unreachable) ends it only when the access token actually expires and one last
-  // renewal fails too (a tab whose timers the browser slowed down in the background gets that chance, and
-  // finds the token another tab renewed meanwhile).
-  useEffect(() => {
-    const endSession = () => void userManager.removeUser();
-    const onExpired = () => void userManager.signinSilent().catch(endSession);
-    const onRenewError = (error: Error) => {
-      if ((error as Error & { error?: string }).error === 'invalid_grant') endSession();
-    };
-    userManager.events.addAccessTokenExpired(onExpired);
-    userManager.events.addSilentRenewError(onRenewError);
-    return () => {
-      userManager.events.removeAccessTokenExpired(onExpired);
-      userManager.events.removeSilentRenewError(onRenewError);
-    };
-  }, [userManager]);
-
-  useEffect(() => {
-    let current = true;
-    // The theme is cosmetic: if the API is down the feature pages report it, the shell keeps its theme.
-    // The untyped `get` (with the generated type): the typed methods load openapi-fetch, which the shell's
-    // start does not need.
-    api.get<MeDocument>('/api/me').then(
-      (me) => current && isThemePreference(me.preferences?.theme) && setTheme(me.preferences.theme),
-      () => undefined,
-    );
-    return () => {
-      current = false;
-    };
-  }, [api, setTheme]);
-
-  const remotes = useRemotes(api, config.remotesUrl);
-  const navigate = useCallback(
-    (to: string, options?: { replace?: boolean }) => setLocation(to, { replace: options?.replace ?? false }),
-    [setLocation],
-  );
-
   const context = useMemo<AtriumContextValue | null>(
-    () =>
-      oidcUser ? { user: toAtriumUser(oidcUser), api, theme, setTheme, signOut, navigate, location } : null,
-    [oidcUser, api, theme, setTheme, signOut, navigate, location],
+    () => (user ? { user, api, theme, setTheme, signOut, navigate, location } : null),
+    [user, api, theme, setTheme, signOut, navigate, location],
   );
   if (context === null) return null;
 
-  const remoteList = remotes.state.status === 'ready' ? remotes.state.remotes : [];
   return (
     <AtriumProvider value={context}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <AppHeader user={context.user} remotes={remoteList} onSignOut={signOut} />
+      <AppHeader user={context.user} remotes={remotes.data ?? []} onSignOut={signOut} />
       <MainContent>
-        <Switch>
-          <Route path="/">
-            <HomePage user={context.user} remotes={remotes.state} onRetry={remotes.retry} />
-          </Route>
-          <Route path={config.oidc.redirectPath}>
-            <Redirect to="/" replace />
-          </Route>
-          {remoteList.map((remote) => (
-            <Route key={remote.name} path={remote.path} nest>
-              <RemoteSlot key={remote.name} remote={remote} timeoutMs={config.remoteTimeoutMs} />
-            </Route>
-          ))}
-          <Route>
-            {remotes.state.status === 'loading' ? (
-              <StatusPanel kind="loading" title="Loading features…" />
-            ) : remotes.state.status === 'failed' ? (
-              <RemotesListFailure error={remotes.state.error} onRetry={remotes.retry} />
-            ) : (
-              <NotFoundPage />
-            )}
-          </Route>
-        </Switch>
+        <AppRoutes
+          user={context.user}
+          remotes={remotes}
+          redirectPath={config.oidc.redirectPath}
+          remoteTimeoutMs={config.remoteTimeoutMs}
+        />
       </MainContent>
     </AtriumProvider>
   );
 }
 
-export function RemotesListFailure({ error, onRetry }: { error: RemotesListError; onRetry: () => void }) {
-  return (
-    <StatusPanel
-      kind="error"
-      title="The list of features could not be loaded"
-      detail={error.message}
-      action={{ label: 'Retry', onClick: onRetry }}
-    />
-  );
-}
-
-/** `<main>` that takes focus after each navigation, so screen readers start at the new page. */
-function MainContent({ children }: { children: ReactNode }) {
-  const [location] = useLocation();
-  const mainRef = useRef<HTMLElement>(null);
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
-    mainRef.current?.focus();
-  }, [location]);
-  return (
-    <main id="main" ref={mainRef} tabIndex={-1} className="main">
-      {children}
-    </main>
-  );
-}
-
+/** The registry's list of remotes for this person, registered with the federation runtime as it arrives. */
 function useRemotes(api: ApiClient, remotesUrl: string) {
-  const [attempt, setAttempt] = useState(0);
-  const [state, setState] = useState<RemotesState>({ status: 'loading' });
-  useEffect(() => {
-    let current = true;
-    getRemotes(api, remotesUrl).then(
-      (remotes) => {
-        if (!current) return;
-        registerFeatureRemotes(remotes);
-        setState({ status: 'ready', remotes });
-      },
-      (error: unknown) =>
-        current &&
-        setState({
-          status: 'failed',
-          error: error instanceof RemotesListError ? error : new RemotesListError(String(error)),
-        }),
-    );
-    return () => {
-      current = false;
-    };
-  }, [api, remotesUrl, attempt]);
-  const retry = useCallback(() => {
-    setState({ status: 'loading' });
-    setAttempt((value) => value + 1);
-  }, []);
-  return { state, retry };
-}
-
-function readCachedTheme(): ThemePreference {
-  const cached = window.localStorage.getItem(THEME_CACHE_KEY);
-  return isThemePreference(cached) ? cached : 'system';
+  const load = useCallback(
+    async (signal: AbortSignal): Promise<readonly RemoteDescriptor[]> => {
+      const remotes = await getRemotes(api, remotesUrl, signal);
+      if (!signal.aborted) registerFeatureRemotes(remotes);
+      return remotes;
+    },
+    [api, remotesUrl],
+  );
+  return useAsyncResource(load);
 }

@@ -1,4 +1,5 @@
 import type { AtriumUser, RemoteDescriptor } from '@atrium/sdk';
+import { Button } from '@atrium/sdk/ui';
 import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 
@@ -39,17 +40,17 @@ export function AppHeader({ user, remotes, onSignOut }: AppHeaderProps) {
         <span className="account-name" data-testid="signed-in-user">
           {user.name}
         </span>
-        <button
-          type="button"
-          className="button button--secondary"
-          disabled={signingOut}
+        <Button
+          variant="secondary"
+          busy={signingOut}
+          busyLabel="Signing out…"
           onClick={() => {
             setSigningOut(true);
             onSignOut().catch(() => setSigningOut(false));
           }}
         >
-          {signingOut ? 'Signing out…' : 'Sign out'}
-        </button>
+          Sign out
+        </Button>
       </div>
     </header>
   );

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { Alert } from '@atrium/sdk/ui';
 
 export interface StatusPanelProps {
   readonly kind: 'loading' | 'error' | 'info';
@@ -9,25 +9,20 @@ export interface StatusPanelProps {
 }
 
 /**
- * The one way the shell shows a loading, error or informational state, so no step ever leaves a blank
- * page. Errors are announced (role="alert") and take focus so keyboard users land on the Retry button.
+ * The one way the shell shows a whole view's loading, error or informational state, so no step ever leaves a
+ * blank page: the sdk's Alert as a panel. Errors are announced (role="alert") and take focus so keyboard users
+ * land next to the action.
  */
 export function StatusPanel({ kind, title, detail, items, action }: StatusPanelProps) {
-  const headingRef = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    if (kind === 'error') headingRef.current?.focus();
-  }, [kind, title]);
-
   return (
-    <section
-      className={`status-panel status-panel--${kind}`}
-      role={kind === 'error' ? 'alert' : 'status'}
-      aria-busy={kind === 'loading'}
+    <Alert
+      variant="panel"
+      tone={kind}
+      title={title}
+      autoFocus={kind === 'error'}
+      onRetry={action?.onClick}
+      retryLabel={action?.label}
     >
-      {kind === 'loading' && <span className="spinner" aria-hidden="true" />}
-      <h2 ref={headingRef} tabIndex={-1}>
-        {title}
-      </h2>
       {detail !== undefined && <p>{detail}</p>}
       {items !== undefined && items.length > 0 && (
         <ul>
@@ -36,11 +31,6 @@ export function StatusPanel({ kind, title, detail, items, action }: StatusPanelP
           ))}
         </ul>
       )}
-      {action !== undefined && (
-        <button type="button" className="button" onClick={action.onClick}>
-          {action.label}
-        </button>
-      )}
-    </section>
+    </Alert>
   );
 }

@@ -1,38 +1,29 @@
 import type { AtriumUser, RemoteDescriptor } from '@atrium/sdk';
+import { Page, type AsyncResource } from '@atrium/sdk/ui';
 import { Link } from 'wouter';
+import { RemotesListFailure } from '../layout/remotes-list-failure';
 import { StatusPanel } from '../layout/status-panel';
-import type { RemotesListError } from '../remote-loading/remotes-list';
 
 export interface HomePageProps {
   readonly user: AtriumUser;
-  readonly remotes:
-    | { readonly status: 'loading' }
-    | { readonly status: 'ready'; readonly remotes: readonly RemoteDescriptor[] }
-    | { readonly status: 'failed'; readonly error: RemotesListError };
-  readonly onRetry: () => void;
+  readonly remotes: AsyncResource<readonly RemoteDescriptor[]>;
 }
 
-export function HomePage({ user, remotes, onRetry }: HomePageProps) {
+export function HomePage({ user, remotes }: HomePageProps) {
   return (
-    <>
-      <h1>Welcome, {user.name}</h1>
+    <Page title="Home" heading={`Welcome, ${user.name}`}>
       <section aria-labelledby="features-heading">
         <h2 id="features-heading">Your features</h2>
         {remotes.status === 'loading' && <StatusPanel kind="loading" title="Loading features…" />}
         {remotes.status === 'failed' && (
-          <StatusPanel
-            kind="error"
-            title="The list of features could not be loaded"
-            detail={remotes.error.message}
-            action={{ label: 'Retry', onClick: onRetry }}
-          />
+          <RemotesListFailure error={remotes.error} onRetry={remotes.refetch} />
         )}
         {remotes.status === 'ready' &&
-          (remotes.remotes.length === 0 ? (
+          (remotes.data.length === 0 ? (
             <p>No features are available yet.</p>
           ) : (
             <ul className="feature-list">
-              {remotes.remotes.map((remote) => (
+              {remotes.data.map((remote) => (
                 <li key={remote.name}>
                   <Link href={remote.path} className="feature-card">
                     {remote.title}
@@ -42,6 +33,6 @@ export function HomePage({ user, remotes, onRetry }: HomePageProps) {
             </ul>
           ))}
       </section>
-    </>
+    </Page>
   );
 }

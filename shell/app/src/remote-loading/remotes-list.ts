@@ -1,10 +1,5 @@
-import {
-  ApiNetworkError,
-  ApiProblemError,
-  remoteNameProblem,
-  type ApiClient,
-  type RemoteDescriptor,
-} from '@atrium/sdk';
+import { remoteNameProblem, type ApiClient, type RemoteDescriptor } from '@atrium/sdk';
+import { describeApiError } from '@atrium/sdk/ui';
 
 /** Typed failure to fetch the remotes list, rendered by the shell as an error state. */
 export class RemotesListError extends Error {
@@ -15,21 +10,17 @@ export class RemotesListError extends Error {
  * Asks the registry which remotes the signed-in person may use. The API filters by role, so a remote the
  * person may not use is never listed and never downloaded.
  */
-export async function getRemotes(api: ApiClient, remotesUrl: string): Promise<RemoteDescriptor[]> {
+export async function getRemotes(
+  api: ApiClient,
+  remotesUrl: string,
+  signal?: AbortSignal,
+): Promise<RemoteDescriptor[]> {
   let raw: unknown;
   try {
-    raw = await api.get<unknown>(remotesUrl);
+    raw = await api.get<unknown>(remotesUrl, signal ? { signal } : {});
   } catch (error) {
-    if (error instanceof ApiNetworkError) {
-      throw new RemotesListError(`Could not reach the feature registry at ${remotesUrl}.`, { cause: error });
-    }
-    if (error instanceof ApiProblemError) {
-      throw new RemotesListError(
-        `The feature registry answered HTTP ${error.status}: ${error.detail ?? error.title}.`,
-        { cause: error },
-      );
-    }
-    throw new RemotesListError(`The list of features (${remotesUrl}) could not be read.`, { cause: error });
+    if (signal?.aborted) throw error;
+    throw new RemotesListError(describeApiError(error), { cause: error });
   }
   return parseRemotes(raw, remotesUrl);
 }

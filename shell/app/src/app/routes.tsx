@@ -1,0 +1,57 @@
+import type { AtriumUser, RemoteDescriptor } from '@atrium/sdk';
+import type { AsyncResource } from '@atrium/sdk/ui';
+import { Redirect, Route, Switch } from 'wouter';
+import { RemotesListFailure } from '../layout/remotes-list-failure';
+import { StatusPanel } from '../layout/status-panel';
+import { HomePage } from '../pages/home-page';
+import { NotFoundPage } from '../pages/not-found-page';
+import type { FeatureLoader } from '../remote-loading/federation';
+import { RemoteSlot } from '../remote-loading/remote-slot';
+
+export interface AppRoutesProps {
+  readonly user: AtriumUser;
+  /** The remotes the registry lists for this person, as they load. */
+  readonly remotes: AsyncResource<readonly RemoteDescriptor[]>;
+  /** The OIDC callback path: once signed in, it leads home. */
+  readonly redirectPath: string;
+  readonly remoteTimeoutMs: number;
+  /** Injected by tests; the real loader goes through Module Federation. */
+  readonly loadFeature?: FeatureLoader;
+}
+
+/**
+ * What the shell shows at each path: home, a remote at its route, or "Page not found" once the list of remotes
+ * says nothing lives there (until then, the list's loading or failure).
+ */
+export function AppRoutes({ user, remotes, redirectPath, remoteTimeoutMs, loadFeature }: AppRoutesProps) {
+  const listed = remotes.data ?? [];
+  return (
+    <Switch>
+      <Route path="/">
+        <HomePage user={user} remotes={remotes} />
+      </Route>
+      <Route path={redirectPath}>
+        <Redirect to="/" replace />
+      </Route>
+      {listed.map((remote) => (
+        <Route key={remote.name} path={remote.path} nest>
+          <RemoteSlot
+            key={remote.name}
+            remote={remote}
+            timeoutMs={remoteTimeoutMs}
+            {...(loadFeature ? { load: loadFeature } : {})}
+          />
+        </Route>
+      ))}
+      <Route>
+        {remotes.status === 'loading' ? (
+          <StatusPanel kind="loading" title="Loading features…" />
+        ) : remotes.status === 'failed' ? (
+          <RemotesListFailure error={remotes.error} onRetry={remotes.refetch} />
+        ) : (
+          <NotFoundPage />
+        )}
+      </Route>
+    </Switch>
+  );
+}

@@ -1,0 +1,100 @@
+// @vitest-environment happy-dom
+/// <reference types="node" />
+import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { locks } from 'node:worker_threads';
+import type { ReactNode } from 'react';
+import { AuthProvider } from 'react-oidc-context';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createUserManager } from '../auth/oidc';
+import type { SharedUserManager } from '../auth/shared-user-manager';
+import { fakeKeycloak, MemoryDPoPStore } from '../auth/testing/fake-keycloak';
+import { useSession } from './session';
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+afterAll(() => server.close());
+
+let keycloak: ReturnType<typeof fakeKeycloak>;
+let userManager: SharedUserManager;
+
+beforeEach(async () => {
+  keycloak = fakeKeycloak();
+  server.use(...keycloak.handlers);
+  const dpopStore = new MemoryDPoPStore();
+  userManager = createUserManager(keycloak.config, { dpopStore, sharing: { locks } });
+  await userManager.generateDPoPJkt({ store: dpopStore });
+  await userManager.storeUser(keycloak.signedInUser());
+});
+
+afterEach(() => {
+  cleanup();
+  userManager.close();
+  server.resetHandlers();
+  window.localStorage.clear();
+  vi.restoreAllMocks();
+});
+
+function renderSession() {
+  const wrapper = ({ children }: { children: ReactNode }) => (
+    <AuthProvider userManager={userManager}>{children}</AuthProvider>
+  );
+  return renderHook(
+    () => useSession({ userManager, apiBaseUrl: keycloak.config.apiBaseUrl, postLogoutPath: '/signed-out' }),
+    { wrapper },
+  );
+}
+
+const renewalError = (error: string) => Object.assign(new Error(error), { error });
+
+describe('useSession', () => {
+  it('names the signed-in person and calls the API with their DPoP-bound token', async () => {
+    let seen: { authorization: string | null; dpop: string | null } | undefined;
+    server.use(
+      http.get(`${keycloak.config.apiBaseUrl}/api/me`, ({ request }) => {
+        seen = { authorization: request.headers.get('Authorization'), dpop: request.headers.get('DPoP') };
+        return HttpResponse.json({});
+      }),
+    );
+    const { result } = renderSession();
+
+    await waitFor(() => expect(result.current.user?.sub).toBe('alice-id'));
+    await result.current.api.get('/api/me');
+    expect(seen?.authorization).toBe('DPoP at-0');
+    expect(seen?.dpop?.split('.')).toHaveLength(3);
+  });
+
+  it('ends the session when Keycloak refuses the refresh token, so the gate signs the person in again', async () => {
+    const { result } = renderSession();
+    await waitFor(() => expect(result.current.user).not.toBeNull());
+
+    await act(() => userManager.events._raiseSilentRenewError(renewalError('invalid_grant')));
+
+    await waitFor(() => expect(result.current.user).toBeNull());
+    expect(await userManager.getUser()).toBeNull();
+  });
+
+  it('keeps the session through a renewal that failed for another reason (Keycloak briefly away)', async () => {
+    const { result } = renderSession();
+    await waitFor(() => expect(result.current.user).not.toBeNull());
+
+    await act(() => userManager.events._raiseSilentRenewError(renewalError('temporarily_unavailable')));
+
+    expect(result.current.user?.sub).toBe('alice-id');
+    expect(await userManager.getUser()).not.toBeNull();
+  });
+
+  it('signs out at Keycloak with the id token, coming back to the post-logout path', async () => {
+    const signoutRedirect = vi.spyOn(userManager, 'signoutRedirect').mockResolvedValue(undefined);
+    const { result } = renderSession();
+    await waitFor(() => expect(result.current.user).not.toBeNull());
+
+    await act(() => result.current.signOut());
+
+    expect(signoutRedirect).toHaveBeenCalledWith({
+      id_token_hint: (await userManager.getUser())?.id_token,
+      post_logout_redirect_uri: `${window.location.origin}/signed-out`,
+    });
+  });
+});
