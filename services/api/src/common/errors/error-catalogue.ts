@@ -11,6 +11,7 @@ export const ERROR_CATALOGUE = {
   invalid_request: { status: 400, title: 'Invalid authentication request' },
   insufficient_scope: { status: 403, title: 'Insufficient permissions' },
   not_remote_owner: { status: 403, title: 'Not the owner of this remote' },
+  personal_session_required: { status: 403, title: 'A personal session is required' },
   validation_failed: { status: 400, title: 'Request validation failed' },
   malformed_request: { status: 400, title: 'Malformed request' },
   not_found: { status: 404, title: 'Not found' },
@@ -25,6 +26,7 @@ export const ERROR_CATALOGUE = {
   request_rejected: { status: 400, title: 'Request rejected' },
   issuer_unavailable: { status: 503, title: 'Identity provider unavailable' },
   database_unavailable: { status: 503, title: 'Database unavailable' },
+  identity_admin_unavailable: { status: 503, title: 'Account service unavailable' },
   internal_error: { status: 500, title: 'Internal server error' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
