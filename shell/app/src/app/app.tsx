@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { AuthProvider } from 'react-oidc-context';
 import type { User } from 'oidc-client-ts';
 import { AuthGate } from '../auth/auth-gate';
+import { keepAccountActionResult } from '../auth/account-actions';
 import { createUserManager, safeReturnTo } from '../auth/oidc';
 import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from '../config/runtime-config';
 import { StatusPanel } from '../layout/status-panel';
@@ -61,6 +62,7 @@ function Authenticated({ config }: { config: RuntimeConfig }) {
     () => userManager.signedOutElsewhere,
   );
   const onSigninCallback = (user: User | undefined) => {
+    keepAccountActionResult(user?.state, window.location.search);
     // Drop ?code=&state= from the address bar and history, and go where the person was heading.
     window.history.replaceState(null, '', safeReturnTo(user?.state, config.oidc.redirectPath));
   };

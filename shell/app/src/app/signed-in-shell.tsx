@@ -1,6 +1,10 @@
 import {
+  AccountActionsProvider,
   applyTheme,
   AtriumProvider,
+  type AccountAction,
+  type AccountActionResult,
+  type AccountActions,
   createApiClient,
   isThemePreference,
   type ApiClient,
@@ -13,8 +17,9 @@ import type { UserManager } from 'oidc-client-ts';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useAuth } from 'react-oidc-context';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
+import { accountActionRequest, takeAccountActionResult } from '../auth/account-actions';
 import { createApiAuthorization } from '../auth/api-authorization';
-import { toAtriumUser } from '../auth/oidc';
+import { currentLocation, toAtriumUser } from '../auth/oidc';
 import type { RuntimeConfig } from '../config/runtime-config';
 import { AppHeader } from '../layout/app-header';
 import { StatusPanel } from '../layout/status-panel';
@@ -59,6 +64,19 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
       post_logout_redirect_uri: `${window.location.origin}${config.oidc.postLogoutPath}`,
     });
   }, [userManager, auth, config.oidc.postLogoutPath]);
+
+  const [accountActionResult, setAccountActionResult] = useState<AccountActionResult | null>(() =>
+    takeAccountActionResult(),
+  );
+  const accountActions = useMemo<AccountActions>(
+    () => ({
+      // Through react-oidc-context, like sign-out, so the auth gate shows the navigation instead of racing it.
+      run: (action: AccountAction) => auth.signinRedirect(accountActionRequest(action, currentLocation())),
+      lastResult: accountActionResult,
+      dismissResult: () => setAccountActionResult(null),
+    }),
+    [auth, accountActionResult],
+  );
 
   const api = useMemo(
     () => createApiClient({ baseUrl: config.apiBaseUrl, ...createApiAuthorization(userManager) }),
@@ -117,34 +135,36 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   const remoteList = remotes.state.status === 'ready' ? remotes.state.remotes : [];
   return (
     <AtriumProvider value={context}>
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
-      <AppHeader user={context.user} remotes={remoteList} onSignOut={signOut} />
-      <MainContent>
-        <Switch>
-          <Route path="/">
-            <HomePage user={context.user} remotes={remotes.state} onRetry={remotes.retry} />
-          </Route>
-          <Route path={config.oidc.redirectPath}>
-            <Redirect to="/" replace />
-          </Route>
-          {remoteList.map((remote) => (
-            <Route key={remote.name} path={remote.path} nest>
-              <RemoteSlot key={remote.name} remote={remote} timeoutMs={config.remoteTimeoutMs} />
+      <AccountActionsProvider value={accountActions}>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <AppHeader user={context.user} remotes={remoteList} onSignOut={signOut} />
+        <MainContent>
+          <Switch>
+            <Route path="/">
+              <HomePage user={context.user} remotes={remotes.state} onRetry={remotes.retry} />
             </Route>
-          ))}
-          <Route>
-            {remotes.state.status === 'loading' ? (
-              <StatusPanel kind="loading" title="Loading features…" />
-            ) : remotes.state.status === 'failed' ? (
-              <RemotesListFailure error={remotes.state.error} onRetry={remotes.retry} />
-            ) : (
-              <NotFoundPage />
-            )}
-          </Route>
-        </Switch>
-      </MainContent>
+            <Route path={config.oidc.redirectPath}>
+              <Redirect to="/" replace />
+            </Route>
+            {remoteList.map((remote) => (
+              <Route key={remote.name} path={remote.path} nest>
+                <RemoteSlot key={remote.name} remote={remote} timeoutMs={config.remoteTimeoutMs} />
+              </Route>
+            ))}
+            <Route>
+              {remotes.state.status === 'loading' ? (
+                <StatusPanel kind="loading" title="Loading features…" />
+              ) : remotes.state.status === 'failed' ? (
+                <RemotesListFailure error={remotes.state.error} onRetry={remotes.retry} />
+              ) : (
+                <NotFoundPage />
+              )}
+            </Route>
+          </Switch>
+        </MainContent>
+      </AccountActionsProvider>
     </AtriumProvider>
   );
 }
