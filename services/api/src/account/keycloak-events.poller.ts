@@ -6,7 +6,7 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { EntityManager, MikroORM } from '@mikro-orm/core';
+import { EntityManager, LockMode, MikroORM } from '@mikro-orm/core';
 import { AuditService, type AuditRecord } from '../audit/audit.service.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { subjectHash, userTarget } from './account.service.js';
@@ -116,7 +116,17 @@ export class KeycloakEventsPoller implements OnApplicationBootstrap, OnApplicati
     const ordered = [...fresh.values()].sort((a, b) => a.time - b.time || a.key.localeCompare(b.key));
     const newest = ordered.at(-1)!.time;
     const keysAtNewest = ordered.filter((event) => event.time === newest).map((event) => event.key);
-    await em.transactional(async (tx) => {
+    const copied = await em.transactional(async (tx) => {
+      // Another API replica may have copied the same events meanwhile: the row lock orders the copies, and
+      // a cursor that moved means this copy is dropped (the next poll starts from the new cursor).
+      const locked = await tx.findOne(
+        KeycloakEventCursor,
+        { stream },
+        this.config.database.driver === 'postgresql'
+          ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true }
+          : { refresh: true },
+      );
+      if ((locked?.lastTime ?? -1) !== lastTime || (locked?.lastKeys.length ?? 0) !== lastKeys.size) return 0;
       const erased = await this.erasedSubjects(tx, ordered);
       for (const event of ordered) {
         this.audit.record(tx, anonymise(event, erased), new Date(event.time));
@@ -127,7 +137,9 @@ export class KeycloakEventsPoller implements OnApplicationBootstrap, OnApplicati
         lastKeys: newest === lastTime ? [...lastKeys, ...keysAtNewest] : keysAtNewest,
         updatedAt: new Date(),
       });
+      return ordered.length;
     });
+    if (copied === 0) return 0;
     this.logger.log(`Copied ${ordered.length} Keycloak ${stream} to the audit log`);
     return ordered.length;
   }
