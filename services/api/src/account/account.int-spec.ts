@@ -5,7 +5,10 @@ import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import type { BoundToken } from '../../test/dpop-key.js';
 import { countRows, fetchDeployerToken, signIn } from '../../test/integration-context.js';
 import { KeycloakAdminClient, KeycloakAdminError } from './keycloak-admin.client.js';
-import { KeycloakEventsPoller } from './keycloak-events.poller.js';
+import { KeycloakEventsPoller, SETTLE_MS } from './keycloak-events.poller.js';
+
+/** Lets Keycloak's latest events settle, so that the next poll copies them. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 500));
 
 const issuer = inject('oidcIssuerUrl');
 const databaseUrl = inject('databaseUrl');
@@ -181,6 +184,7 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     expect(reset.status).toBe(204);
 
     const failed = `action = 'keycloak.login_error' and target = 'user:${person.id}'`;
+    await settle();
     const changed = `action = 'keycloak.admin.action_user' and target = 'user:${person.id}' and details->>'resourcePath' like '%/reset-password'`;
     await api.app.get(KeycloakEventsPoller).pollOnce();
     await api.app.get(KeycloakEventsPoller).pollOnce();
@@ -197,6 +201,7 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     api = await createTestApp({ OIDC_ISSUER_URL: issuer, DATABASE_URL: databaseUrl });
     await api.waitForIssuer();
     await expect(signIn(issuer, person.username, 'wrong-again')).rejects.toThrow();
+    await settle();
     await api.app.get(KeycloakEventsPoller).pollOnce();
     expect(await auditCount(failed)).toBe(2);
     expect(await auditCount(changed)).toBe(1);
@@ -220,6 +225,7 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     const victim = await createPerson();
     const token = await signIn(issuer, person.username, person.password);
     expect((await api.request({ url: '/api/me', token })).statusCode).toBe(200);
+    await settle();
     await api.app.get(KeycloakEventsPoller).pollOnce();
     expect(await auditCount(`target = 'user:${person.id}'`)).toBeGreaterThan(0);
 
@@ -256,6 +262,7 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     ).toBe(0);
 
     // Keycloak's events about the deletion arrive later; they too are recorded without the person's id or name.
+    await settle();
     await api.app.get(KeycloakEventsPoller).pollOnce();
     const mentions = `(actor like '%${person.id}%' or target like '%${person.id}%' or actor = '${person.username}' or details::text like '%${person.id}%' or details::text like '%${person.username}%')`;
     expect(await auditCount(mentions)).toBe(0);

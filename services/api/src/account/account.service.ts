@@ -101,6 +101,12 @@ export class AccountService {
       ]);
     }
     const anonymousId = `anonymous-${randomBytes(8).toString('hex')}`;
+    const forget = (em: EntityManager) =>
+      em.nativeUpdate(
+        AuditEvent,
+        { target: userTarget(user.sub) },
+        { actor: anonymousId, target: userTarget(anonymousId), details: { source: 'keycloak' } },
+      );
     await this.em.transactional(async (em) => {
       await em.nativeDelete(UserProfile, { id: user.sub });
       await em.upsert(ErasedSubject, {
@@ -108,11 +114,7 @@ export class AccountService {
         anonymousId,
         erasedAt: new Date(),
       });
-      await em.nativeUpdate(
-        AuditEvent,
-        { target: userTarget(user.sub) },
-        { actor: anonymousId, target: userTarget(anonymousId), details: { source: 'keycloak' } },
-      );
+      await forget(em);
       this.audit.record(em, {
         actor: anonymousId,
         action: 'account.deleted',
@@ -122,6 +124,8 @@ export class AccountService {
       await em.flush();
       await this.keycloak.deleteUser(user.sub);
     });
+    // Once more after the commit, for a copy another replica made meanwhile (see SETTLE_MS).
+    await forget(this.em.fork());
   }
 
   private requirePerson(user: AuthenticatedUser): void {

@@ -30,6 +30,12 @@ interface StreamEvent {
   readonly record: AuditRecord;
 }
 
+/**
+ * Events younger than this wait for the next poll: an account deletion commits its erasure record just after
+ * Keycloak logged the deletion, and a copy made in between would name the person.
+ */
+export const SETTLE_MS = 5_000;
+
 /** Stops paging through history after this many pages in one poll (the rest comes next poll). */
 const MAX_PAGES_PER_POLL = 50;
 
@@ -102,11 +108,12 @@ export class KeycloakEventsPoller implements OnApplicationBootstrap, OnApplicati
     // Keycloak lists newest first: page back until events older than the cursor. Offsets shift when events
     // arrive meanwhile, which only repeats some (dropped by key), never skips one.
     const fresh = new Map<string, StreamEvent>();
+    const settled = Date.now() - SETTLE_MS;
     for (let pageIndex = 0; pageIndex < MAX_PAGES_PER_POLL; pageIndex++) {
       const events = await page(pageIndex * EVENTS_PAGE_SIZE, EVENTS_PAGE_SIZE);
       for (const event of events) {
         const seen = event.time < lastTime || (event.time === lastTime && lastKeys.has(event.key));
-        if (!seen) fresh.set(event.key, event);
+        if (!seen && event.time <= settled) fresh.set(event.key, event);
       }
       const oldest = events.at(-1);
       if (events.length < EVENTS_PAGE_SIZE || (oldest && oldest.time < lastTime)) break;
