@@ -96,7 +96,7 @@ describe('SecuritySection', () => {
     );
     fireEvent.click(screen.getByTestId('security-add-passkey'));
     expect(run).toHaveBeenCalledWith('webauthn-register-passwordless');
-    expect((screen.getByTestId('security-change-password') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId<HTMLButtonElement>('security-change-password').disabled).toBe(true);
     // The other cards finished loading before the page goes away.
     await screen.findAllByTestId('security-event');
     await screen.findAllByTestId('security-session');
@@ -125,7 +125,7 @@ describe('SecuritySection', () => {
     );
     expect(signedOut).toBe(true);
     await vi.waitFor(() => expect(screen.getAllByTestId('security-session')).toHaveLength(1));
-    expect((screen.getByTestId('security-sign-out-others') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId<HTMLButtonElement>('security-sign-out-others').disabled).toBe(true);
   });
 
   it('deletes only after the username is typed, then signs out; a refusal is shown in words', async () => {
@@ -153,7 +153,7 @@ describe('SecuritySection', () => {
     const { signOut } = renderSection();
     await screen.findAllByTestId('security-event');
     await screen.findAllByTestId('security-session');
-    const button = screen.getByTestId('security-delete-account') as HTMLButtonElement;
+    const button = screen.getByTestId<HTMLButtonElement>('security-delete-account');
     const input = screen.getByTestId('security-delete-confirmation');
     fireEvent.change(input, { target: { value: 'Alice' } });
     expect(button.disabled).toBe(true);
