@@ -46,6 +46,10 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
     expect(document.components.securitySchemes['dpop']).toMatchObject({ type: 'http', scheme: 'DPoP' });
     expect(Object.keys(document.paths).sort()).toEqual(
       [
+        '/api/account/activity',
+        '/api/account/deletion',
+        '/api/account/sessions',
+        '/api/account/sessions/sign-out-others',
         '/api/admin/remotes',
         '/api/audit',
         '/api/health/live',
@@ -66,6 +70,12 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
       expect.arrayContaining(['201', '400', '401', '403', '409']),
     );
     expect(document.components.schemas['Problem']).toBeDefined();
+    const deletion = document.paths['/api/account/deletion']?.['post'];
+    expect(JSON.stringify(deletion?.requestBody)).toContain('#/components/schemas/AccountDeletionRequest');
+    expect(Object.keys(deletion?.responses ?? {})).toEqual(
+      expect.arrayContaining(['204', '400', '403', '503']),
+    );
+    expect(JSON.stringify(document.components.schemas['AccountSession'])).toContain('lastAccessAt');
     const audit = document.paths['/api/audit']?.['get'] as {
       parameters?: Array<{ name: string; in: string }>;
     };
