@@ -27,6 +27,51 @@ async function openProfile(page: Page, person: RealmPerson): Promise<void> {
   await expect(page.getByTestId('security-section')).toBeVisible();
 }
 
+test("changing the password from the Security section runs Keycloak's screen and comes back with the outcome", async ({
+  page,
+  request,
+}) => {
+  const admin = await realmAdmin(request);
+  const person = await admin.createPerson();
+  await openProfile(page, person);
+
+  // Cancelled on Keycloak's screen: back on the profile, told that nothing changed.
+  await page.getByTestId('security-change-password').click();
+  await expect(page.getByRole('heading', { name: 'Update password' })).toBeVisible();
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page.getByTestId('security-action-result')).toHaveAttribute('data-status', 'cancelled');
+
+  await page.getByTestId('security-change-password').click();
+  await expect(page.getByRole('heading', { name: 'Update password' })).toBeVisible();
+  const newPassword = `Turing${person.password.slice(8)}1912`;
+  await page.getByLabel('New Password', { exact: true }).fill(newPassword);
+  await page.getByLabel('Confirm password', { exact: true }).fill(newPassword);
+  await page.getByRole('button', { name: 'Submit' }).click();
+  await expect(page).toHaveURL(`${SHELL}/profile`);
+  const result = page.getByTestId('security-action-result');
+  await expect(result).toHaveAttribute('data-status', 'success');
+  await expect(result).toContainText('Your password was changed.');
+  // Shown once: a reload no longer repeats it.
+  await page.reload();
+  await expect(page.getByTestId('security-section')).toBeVisible();
+  await expect(result).toHaveCount(0);
+
+  // Keycloak's event of the change reaches the audit log administrators read.
+  await expect
+    .poll(
+      async () =>
+        (
+          await query(
+            `select 1 from audit_event where target = $1 and action in ('keycloak.update_password', 'keycloak.update_credential')`,
+            [`user:${person.id}`],
+          )
+        ).length,
+      { timeout: 30_000 },
+    )
+    .toBeGreaterThan(0);
+});
+
 test('two browsers: signing out the other session from the Security section signs that browser out', async ({
   browser,
   request,
