@@ -72,7 +72,7 @@ test("changing the password from the Security section runs Keycloak's screen and
     .toBeGreaterThan(0);
 });
 
-test('two browsers: signing out the other session from the Security section signs that browser out', async ({
+test('two browsers: ending the other session from the Security section signs that browser out', async ({
   browser,
   request,
 }) => {

@@ -39,11 +39,7 @@ export function ActivityCard() {
   return (
     <section aria-labelledby="security-activity-heading" className="atrium-profile__card">
       <h2 id="security-activity-heading">Recent security activity</h2>
-      {state.status === 'loading' && (
-        <p role="status" className="atrium-profile__muted">
-          Loading activity…
-        </p>
-      )}
+      {state.status === 'loading' && <p className="atrium-profile__muted">Loading activity…</p>}
       {state.status === 'failed' && (
         <div role="alert" className="atrium-profile__error">
           <p>{describeAccountError(state.error, 'Your activity could not be loaded')}</p>

@@ -24,7 +24,7 @@ export function DeleteAccountCard() {
 
   return (
     <section aria-labelledby="security-delete-heading" className="atrium-profile__card">
-      <h2 id="security-delete-heading">Delete your account</h2>
+      <h2 id="security-delete-heading">Delete the account</h2>
       <p>
         This removes your sign-in, your sessions and everything Atrium keeps about you. It cannot be undone.
       </p>

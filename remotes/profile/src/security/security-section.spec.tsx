@@ -159,7 +159,7 @@ describe('SecuritySection', () => {
     expect(button.disabled).toBe(true);
     fireEvent.change(input, { target: { value: 'alice' } });
     fireEvent.click(button);
-    const section = screen.getByRole('region', { name: 'Delete your account' });
+    const section = screen.getByRole('region', { name: 'Delete the account' });
     expect((await within(section).findByRole('alert')).textContent).toContain('nothing was changed');
     expect(signOut).not.toHaveBeenCalled();
     answer = 'accept';

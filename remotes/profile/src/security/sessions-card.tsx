@@ -4,7 +4,7 @@ import { describeAccountError } from './describe-error';
 import { formatTime } from './format-time';
 import { useAccountResource } from './use-account-resource';
 
-/** Where the person is signed in, with "sign out other sessions". */
+/** Where the person is signed in, with "End your other sessions". */
 export function SessionsCard() {
   const api = useApi();
   const { state, reload } = useAccountResource<AccountSessions>('/api/account/sessions');
@@ -31,11 +31,7 @@ export function SessionsCard() {
   return (
     <section aria-labelledby="security-sessions-heading" className="atrium-profile__card">
       <h2 id="security-sessions-heading">Where you are signed in</h2>
-      {state.status === 'loading' && (
-        <p role="status" className="atrium-profile__muted">
-          Loading your sessions…
-        </p>
-      )}
+      {state.status === 'loading' && <p className="atrium-profile__muted">Loading your sessions…</p>}
       {state.status === 'failed' && (
         <div role="alert" className="atrium-profile__error">
           <p>{describeAccountError(state.error, 'Your sessions could not be loaded')}</p>
@@ -77,7 +73,7 @@ export function SessionsCard() {
         disabled={action.status === 'busy' || state.status !== 'ready' || others === 0}
         onClick={signOutOthers}
       >
-        Sign out other sessions
+        End your other sessions
       </button>
     </section>
   );
