@@ -17,7 +17,6 @@ import type { UserManager } from 'oidc-client-ts';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useAuth } from 'react-oidc-context';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
-import { accountActionRequest, takeAccountActionResult } from '../auth/account-actions';
 import { createApiAuthorization } from '../auth/api-authorization';
 import { currentLocation, toAtriumUser } from '../auth/oidc';
 import type { RuntimeConfig } from '../config/runtime-config';
@@ -65,13 +64,21 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
     });
   }, [userManager, auth, config.oidc.postLogoutPath]);
 
-  const [accountActionResult, setAccountActionResult] = useState<AccountActionResult | null>(() =>
-    takeAccountActionResult(),
-  );
+  const [accountActionResult, setAccountActionResult] = useState<AccountActionResult | null>(null);
+  useEffect(() => {
+    // After the sign-in callback's import (same module): its result is kept before it is taken here.
+    void import('../auth/account-actions').then((actions) => {
+      const result = actions.takeAccountActionResult();
+      if (result) setAccountActionResult(result);
+    });
+  }, []);
   const accountActions = useMemo<AccountActions>(
     () => ({
       // Through react-oidc-context, like sign-out, so the auth gate shows the navigation instead of racing it.
-      run: (action: AccountAction) => auth.signinRedirect(accountActionRequest(action, currentLocation())),
+      run: async (action: AccountAction) => {
+        const { accountActionRequest } = await import('../auth/account-actions');
+        await auth.signinRedirect(accountActionRequest(action, currentLocation()));
+      },
       lastResult: accountActionResult,
       dismissResult: () => setAccountActionResult(null),
     }),
