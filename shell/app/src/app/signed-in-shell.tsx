@@ -17,6 +17,7 @@ import type { UserManager } from 'oidc-client-ts';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useAuth } from 'react-oidc-context';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
+import { hasAccountActionResult } from '../auth/account-action-callback';
 import { createApiAuthorization } from '../auth/api-authorization';
 import { currentLocation, toAtriumUser } from '../auth/oidc';
 import type { RuntimeConfig } from '../config/runtime-config';
@@ -66,11 +67,11 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
 
   const [accountActionResult, setAccountActionResult] = useState<AccountActionResult | null>(null);
   useEffect(() => {
-    // After the sign-in callback's import (same module): its result is kept before it is taken here.
-    void import('../auth/account-actions').then((actions) => {
-      const result = actions.takeAccountActionResult();
-      if (result) setAccountActionResult(result);
-    });
+    // The account-action module loads only when an outcome waits (or an action starts): not on every visit.
+    if (!hasAccountActionResult()) return;
+    void import('../auth/account-actions').then((actions) =>
+      setAccountActionResult(actions.takeAccountActionResult()),
+    );
   }, []);
   const accountActions = useMemo<AccountActions>(
     () => ({

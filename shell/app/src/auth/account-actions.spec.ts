@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { accountActionRequest, keepAccountActionResult, takeAccountActionResult } from './account-actions';
+import { hasAccountActionResult, keepAccountActionResult } from './account-action-callback';
+import { accountActionRequest, takeAccountActionResult } from './account-actions';
 
 function memoryStorage(): Storage {
   const items = new Map<string, string>();
@@ -37,6 +38,7 @@ describe('account actions', () => {
   it('records nothing for an ordinary sign-in, and an error for an unknown status', () => {
     const storage = memoryStorage();
     keepAccountActionResult({ returnTo: '/' }, '?kc_action_status=success', storage);
+    expect(hasAccountActionResult(storage)).toBe(false);
     expect(takeAccountActionResult(storage)).toBeNull();
     keepAccountActionResult(
       { returnTo: '/', accountAction: 'delete_account' },

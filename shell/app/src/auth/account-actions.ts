@@ -4,10 +4,8 @@ import {
   type AccountActionResult,
   type AccountActionStatus,
 } from '@atrium/sdk';
+import { ACCOUNT_ACTION_RESULT_KEY } from './account-action-callback';
 import type { SigninState } from './oidc';
-
-/** Where the outcome of an account action waits, in this tab, between the callback and the page. */
-export const ACCOUNT_ACTION_RESULT_KEY = 'atrium.accountActionResult';
 
 const STATUSES: readonly string[] = ['success', 'cancelled', 'error'] satisfies AccountActionStatus[];
 
@@ -26,32 +24,19 @@ export function accountActionRequest(action: AccountAction, returnTo: string) {
 }
 
 /**
- * Called by the sign-in callback: when the round trip was an account action, keeps Keycloak's
- * `kc_action_status` for the page to show (a missing or unknown status counts as an error).
+ * The outcome the sign-in callback kept (auth/account-action-callback.ts), once: it is removed as it is read.
+ * An action the shell does not start is no result; a missing or unknown status counts as an error.
  */
-export function keepAccountActionResult(
-  state: unknown,
-  search: string,
-  storage: Storage = sessionStorage,
-): void {
-  const action =
-    typeof state === 'object' && state !== null ? (state as SigninState).accountAction : undefined;
-  if (!isAccountAction(action)) return;
-  const reported = new URLSearchParams(search).get('kc_action_status') ?? '';
-  const status = (STATUSES.includes(reported) ? reported : 'error') as AccountActionStatus;
-  const result: AccountActionResult = { action, status };
-  storage.setItem(ACCOUNT_ACTION_RESULT_KEY, JSON.stringify(result));
-}
-
-/** The kept outcome, once: it is removed as it is read. */
 export function takeAccountActionResult(storage: Storage = sessionStorage): AccountActionResult | null {
   const text = storage.getItem(ACCOUNT_ACTION_RESULT_KEY);
   storage.removeItem(ACCOUNT_ACTION_RESULT_KEY);
   if (text === null) return null;
   try {
-    const parsed = JSON.parse(text) as Partial<AccountActionResult>;
-    if (isAccountAction(parsed.action) && STATUSES.includes(parsed.status ?? '')) {
-      return { action: parsed.action, status: parsed.status as AccountActionStatus };
+    const parsed = JSON.parse(text) as { action?: unknown; status?: unknown };
+    if (isAccountAction(parsed.action)) {
+      const status =
+        typeof parsed.status === 'string' && STATUSES.includes(parsed.status) ? parsed.status : 'error';
+      return { action: parsed.action, status: status as AccountActionStatus };
     }
   } catch {
     // fall through: a damaged entry is no result
