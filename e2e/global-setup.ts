@@ -36,6 +36,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     });
     // The journeys read Keycloak's mails from this inbox (Playwright's workers inherit the variable).
     process.env.ATRIUM_MAIL_INBOX_URL = stack.urls.mail;
+    // Journeys that check what the API kept (e.g. after an account deletion) read its database directly.
+    process.env.ATRIUM_E2E_DATABASE_URL = database.url;
     return async () => {
       await stack.stop();
       await cleanUp();

@@ -112,6 +112,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       // What the shell calls (behind the proxy when there are replicas): every replica checks DPoP proofs' htu against it.
       API_PUBLIC_URL: `http://localhost:${apiPort}`,
       ALLOWED_REMOTE_ORIGINS: `http://localhost:${releasePort}`,
+      // The API's service account at Keycloak: the same secret the realm was imported with.
+      KEYCLOAK_ADMIN_CLIENT_ID: process.env.KEYCLOAK_ADMIN_CLIENT_ID ?? 'atrium-account-admin',
+      KEYCLOAK_ADMIN_CLIENT_SECRET:
+        process.env.KEYCLOAK_ADMIN_CLIENT_SECRET ??
+        process.env.ATRIUM_ACCOUNT_ADMIN_SECRET ??
+        'atrium-account-admin-dev-secret',
+      KEYCLOAK_EVENTS_POLL_SECONDS: process.env.KEYCLOAK_EVENTS_POLL_SECONDS ?? '5',
     };
     log('api: applying migrations…');
     await run('node', ['dist/database/migrate.js'], { cwd: apiDir, env: apiEnv, quiet: true });

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AccountModule } from './account/account.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
@@ -25,6 +26,7 @@ export class AppModule {
         MeModule,
         RegistryModule,
         AuditModule,
+        AccountModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },

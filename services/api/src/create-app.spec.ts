@@ -47,6 +47,10 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
     expect(document.components.securitySchemes['dpop']).toMatchObject({ type: 'http', scheme: 'DPoP' });
     expect(Object.keys(document.paths).sort()).toEqual(
       [
+        '/api/account/activity',
+        '/api/account/deletion',
+        '/api/account/sessions',
+        '/api/account/sessions/sign-out-others',
         '/api/admin/remotes',
         '/api/audit',
         '/api/health/live',
@@ -89,6 +93,12 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
       'insufficient_scope',
       'not_remote_owner',
     ]);
+    const deletion = document.paths['/api/account/deletion']?.['post'];
+    expect(JSON.stringify(deletion?.requestBody)).toContain('#/components/schemas/AccountDeletionRequest');
+    expect(Object.keys(deletion?.responses ?? {})).toEqual(
+      expect.arrayContaining(['204', '400', '403', '503']),
+    );
+    expect(JSON.stringify(document.components.schemas['AccountSession'])).toContain('lastAccessAt');
     const audit = document.paths['/api/audit']?.['get'] as {
       parameters?: Array<{ name: string; in: string }>;
     };

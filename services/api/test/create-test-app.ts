@@ -45,6 +45,8 @@ export async function createTestApp(
     // Specs of other features mint plain tokens for the shell's client; the rule that its tokens must be
     // DPoP-bound (default `atrium-shell`) is proven by the specs that set it (auth/dpop.spec.ts).
     OIDC_DPOP_REQUIRED_CLIENTS: 'none',
+    // Copying Keycloak's events runs only where a spec asks for it (account/*.int-spec.ts).
+    KEYCLOAK_EVENTS_POLL_SECONDS: '0',
     ...(scratch ? { DATABASE_URL: `sqlite:${join(scratch, 'atrium.db')}` } : {}),
     ...env,
   });

@@ -1,3 +1,19 @@
+export { ACCOUNT_ACTIONS, AccountActionsProvider, useAccountActions } from './account-actions';
+export type {
+  AccountAction,
+  AccountActionResult,
+  AccountActions,
+  AccountActionStatus,
+} from './account-actions';
+export type {
+  AccountActivity,
+  AccountDeletionRequest,
+  AccountSession,
+  AccountSessions,
+  SecurityEvent,
+  SecurityEventType,
+  SignedOutSessions,
+} from './account';
 export { createApiClient } from './api-client';
 export type {
   ApiAuthorization,

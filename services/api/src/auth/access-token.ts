@@ -9,6 +9,8 @@ export interface AccessTokenClaims {
   readonly azp?: string;
   readonly client_id?: string;
   readonly realm_access?: { readonly roles?: readonly string[] };
+  /** OpenID Connect session id: Keycloak's id of the sign-in session the token belongs to. */
+  readonly sid?: string;
   /** RFC 9449 §6.1: a DPoP-bound token names the SHA-256 thumbprint of the client's key in `cnf.jkt`. */
   readonly cnf?: unknown;
   readonly [claim: string]: unknown;
@@ -39,6 +41,8 @@ export interface AuthenticatedUser {
    * bearer token. A bound token is accepted only with a DPoP proof signed by that key, on every request.
    */
   readonly boundKeyThumbprint: string | null;
+  /** The token's `sid`: the identity provider's session it was issued in (marks "this session"), or null. */
+  readonly sessionId?: string | null;
 }
 
 /**
@@ -121,5 +125,6 @@ export function toAuthenticatedUser(
     clientId: identifier(claims.azp) ?? null,
     expiresAt: typeof claims.exp === 'number' ? claims.exp : 0,
     boundKeyThumbprint,
+    sessionId: identifier(claims.sid) ?? null,
   };
 }

@@ -5,6 +5,19 @@ export type DatabaseTarget =
   | { readonly driver: 'postgresql'; readonly url: string }
   | { readonly driver: 'sqlite'; readonly path: string };
 
+/** How the API reaches Keycloak's admin API on a person's behalf (services/api/src/account). */
+export interface KeycloakAdminConfig {
+  /** Confidential client with a service account (`KEYCLOAK_ADMIN_CLIENT_ID`); its roles are docs/security.md's. */
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** The realm's token endpoint, reached by the API's own name for Keycloak (from `OIDC_DISCOVERY_URL`). */
+  readonly tokenUrl: string;
+  /** The realm's admin REST API, e.g. http://keycloak:8080/admin/realms/atrium. */
+  readonly adminUrl: string;
+  /** How often Keycloak's events are copied into the audit log; 0 turns the copying off. */
+  readonly eventsPollSeconds: number;
+}
+
 /** The validated configuration the whole API runs on; built once by `loadConfig()`. */
 export interface AppConfig {
   readonly port: number;
@@ -38,6 +51,9 @@ export interface AppConfig {
   readonly corsOrigins: readonly string[];
   /** Origins a published remote's manifest URL may live on. */
   readonly allowedRemoteOrigins: readonly string[];
+  /** Clients (`azp`) whose people may manage their own account (`ACCOUNT_CLIENTS`, default the shell). */
+  readonly accountClients: readonly string[];
+  readonly keycloakAdmin: KeycloakAdminConfig;
   readonly logLevel: LogLevel;
   readonly migrateOnBoot: boolean;
 }

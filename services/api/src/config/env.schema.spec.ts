@@ -31,9 +31,32 @@ describe('loadConfig', () => {
       database: { driver: 'sqlite', path: '/srv/atrium/.data/atrium.db' },
       corsOrigins: ['http://localhost:4000'],
       allowedRemoteOrigins: ['http://localhost:4100'],
+      accountClients: ['atrium-shell'],
+      keycloakAdmin: {
+        clientId: 'atrium-account-admin',
+        clientSecret: 'atrium-account-admin-dev-secret',
+        tokenUrl: 'http://localhost:8080/realms/atrium/protocol/openid-connect/token',
+        adminUrl: 'http://localhost:8080/admin/realms/atrium',
+        eventsPollSeconds: 15,
+      },
       logLevel: 'log',
       migrateOnBoot: false,
     });
+  });
+
+  it("reaches Keycloak's token and admin endpoints by the discovery URL's name, or KEYCLOAK_ADMIN_URL", () => {
+    const derived = loadConfig({
+      OIDC_DISCOVERY_URL: 'http://keycloak:8080/realms/atrium/.well-known/openid-configuration',
+    }).keycloakAdmin;
+    expect(derived.tokenUrl).toBe('http://keycloak:8080/realms/atrium/protocol/openid-connect/token');
+    expect(derived.adminUrl).toBe('http://keycloak:8080/admin/realms/atrium');
+    expect(
+      loadConfig({ KEYCLOAK_ADMIN_URL: 'https://kc.example.test/admin/realms/x' }).keycloakAdmin.adminUrl,
+    ).toBe('https://kc.example.test/admin/realms/x');
+    expect(problemsOf({ KEYCLOAK_EVENTS_POLL_SECONDS: '-1', KEYCLOAK_ADMIN_URL: 'ftp://x' })).toEqual([
+      expect.stringMatching(/^KEYCLOAK_ADMIN_URL=/),
+      expect.stringMatching(/^KEYCLOAK_EVENTS_POLL_SECONDS=/),
+    ]);
   });
 
   it('treats empty values as unset', () => {

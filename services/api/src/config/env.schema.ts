@@ -83,6 +83,29 @@ const HINTS: Record<string, { expected: string; example: string }> = {
     expected: 'a comma-separated list of http(s) origins where remote manifests may live',
     example: 'ALLOWED_REMOTE_ORIGINS=http://localhost:4100',
   },
+  ACCOUNT_CLIENTS: {
+    expected: 'a comma-separated list of client ids whose people may manage their own account (/api/account)',
+    example: 'ACCOUNT_CLIENTS=atrium-shell',
+  },
+  KEYCLOAK_ADMIN_CLIENT_ID: {
+    expected:
+      'the confidential client the API acts on Keycloak with (service account, realm-management roles)',
+    example: 'KEYCLOAK_ADMIN_CLIENT_ID=atrium-account-admin',
+  },
+  KEYCLOAK_ADMIN_CLIENT_SECRET: {
+    expected: "that client's secret (the realm's ATRIUM_ACCOUNT_ADMIN_SECRET)",
+    example: 'KEYCLOAK_ADMIN_CLIENT_SECRET=atrium-account-admin-dev-secret',
+  },
+  KEYCLOAK_ADMIN_URL: {
+    expected:
+      "the http(s) URL of the realm's admin REST API, without a trailing slash (default: derived from OIDC_DISCOVERY_URL)",
+    example: 'KEYCLOAK_ADMIN_URL=http://keycloak:8080/admin/realms/atrium',
+  },
+  KEYCLOAK_EVENTS_POLL_SECONDS: {
+    expected:
+      "an integer between 0 and 3600 (how often Keycloak's events are copied to the audit log; 0 = never)",
+    example: 'KEYCLOAK_EVENTS_POLL_SECONDS=15',
+  },
   LOG_LEVEL: { expected: `one of ${LOG_LEVELS.join(', ')}`, example: 'LOG_LEVEL=log' },
   DB_MIGRATE_ON_BOOT: { expected: 'true or false', example: 'DB_MIGRATE_ON_BOOT=false' },
 };
@@ -196,6 +219,12 @@ export const envSchema = z.object({
   DATABASE_URL: databaseUrl.prefault('sqlite:.data/atrium.db'),
   CORS_ORIGINS: originList.default(['http://localhost:4000']),
   ALLOWED_REMOTE_ORIGINS: originList.default(['http://localhost:4100']),
+  ACCOUNT_CLIENTS: clientList.default(['atrium-shell']),
+  KEYCLOAK_ADMIN_CLIENT_ID: z.string().min(1).default('atrium-account-admin'),
+  // The realm's development default; docker compose and Kubernetes require a real one (docs/deploy.md).
+  KEYCLOAK_ADMIN_CLIENT_SECRET: z.string().min(1).default('atrium-account-admin-dev-secret'),
+  KEYCLOAK_ADMIN_URL: httpUrl.refine((value) => !value.endsWith('/'), 'remove the trailing slash').optional(),
+  KEYCLOAK_EVENTS_POLL_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('log'),
   DB_MIGRATE_ON_BOOT: booleanFlag.default(false),
 });
@@ -242,12 +271,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     parsed.DATABASE_URL.driver === 'sqlite' && parsed.DATABASE_URL.path !== ':memory:'
       ? { driver: 'sqlite', path: resolve(cwd, parsed.DATABASE_URL.path) }
       : parsed.DATABASE_URL;
+  const oidcDiscoveryUrl =
+    parsed.OIDC_DISCOVERY_URL ?? `${parsed.OIDC_ISSUER_URL}/.well-known/openid-configuration`;
+  // Keycloak serves a realm at <base>/realms/<name> and its admin API at <base>/admin/realms/<name>.
+  const realmUrl = oidcDiscoveryUrl.replace(/\/\.well-known\/openid-configuration$/, '');
   return {
     port: parsed.PORT,
     host: parsed.HOST,
     oidcIssuerUrl: parsed.OIDC_ISSUER_URL,
-    oidcDiscoveryUrl:
-      parsed.OIDC_DISCOVERY_URL ?? `${parsed.OIDC_ISSUER_URL}/.well-known/openid-configuration`,
+    oidcDiscoveryUrl,
     oidcAudience: parsed.OIDC_AUDIENCE,
     oidcAlgorithms: parsed.OIDC_ALGORITHMS,
     clockToleranceSeconds: parsed.OIDC_CLOCK_TOLERANCE_SECONDS,
@@ -261,6 +293,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     database,
     corsOrigins: parsed.CORS_ORIGINS,
     allowedRemoteOrigins: parsed.ALLOWED_REMOTE_ORIGINS,
+    accountClients: parsed.ACCOUNT_CLIENTS,
+    keycloakAdmin: {
+      clientId: parsed.KEYCLOAK_ADMIN_CLIENT_ID,
+      clientSecret: parsed.KEYCLOAK_ADMIN_CLIENT_SECRET,
+      tokenUrl: `${realmUrl}/protocol/openid-connect/token`,
+      adminUrl: parsed.KEYCLOAK_ADMIN_URL ?? realmUrl.replace(/\/realms\/([^/]+)$/, '/admin/realms/$1'),
+      eventsPollSeconds: parsed.KEYCLOAK_EVENTS_POLL_SECONDS,
+    },
     logLevel: parsed.LOG_LEVEL,
     migrateOnBoot: parsed.DB_MIGRATE_ON_BOOT,
   };

@@ -3,6 +3,7 @@ import { useMemo, useSyncExternalStore } from 'react';
 import { AuthProvider } from 'react-oidc-context';
 import type { User } from 'oidc-client-ts';
 import { AuthGate } from '../auth/auth-gate';
+import { keepAccountActionResult } from '../auth/account-action-callback';
 import { createUserManager, safeReturnTo } from '../auth/oidc';
 import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from '../config/runtime-config';
 import { StatusPanel } from '../layout/status-panel';
@@ -37,6 +38,8 @@ function Authenticated({ config }: { config: RuntimeConfig }) {
     () => userManager.signedOutElsewhere,
   );
   const onSigninCallback = (user: User | undefined) => {
+    // Keycloak's kc_action_status after an account action, read before the address is cleaned up.
+    keepAccountActionResult(user?.state, window.location.search);
     // Drop ?code=&state= from the address bar and history, and go where the person was heading.
     window.history.replaceState(null, '', safeReturnTo(user?.state, config.oidc.redirectPath));
   };

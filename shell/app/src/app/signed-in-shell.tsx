@@ -1,4 +1,10 @@
-import { AtriumProvider, type ApiClient, type AtriumContextValue, type RemoteDescriptor } from '@atrium/sdk';
+import {
+  AccountActionsProvider,
+  AtriumProvider,
+  type ApiClient,
+  type AtriumContextValue,
+  type RemoteDescriptor,
+} from '@atrium/sdk';
 import { useAsyncResource } from '@atrium/sdk/ui';
 import type { UserManager } from 'oidc-client-ts';
 import { useCallback, useEffect, useMemo } from 'react';
@@ -8,6 +14,7 @@ import { AppHeader } from '../layout/app-header';
 import { MainContent } from '../layout/main-content';
 import { registerFeatureRemotes } from '../remote-loading/federation';
 import { getRemotes } from '../remote-loading/remotes-list';
+import { useAccountActionsValue } from './account-actions';
 import { AppRoutes } from './routes';
 import { useSession } from './session';
 import { useThemePreference } from './theme';
@@ -18,8 +25,9 @@ export interface SignedInShellProps {
 }
 
 /**
- * The shell once someone is signed in: puts together the session (./session), the theme (./theme) and the
- * routes (./routes) into the context remotes get, with the header around them.
+ * The shell once someone is signed in: puts together the session (./session), the theme (./theme), the
+ * account actions (./account-actions) and the routes (./routes) into the context remotes get, with the
+ * header around them.
  */
 export function SignedInShell({ config, userManager }: SignedInShellProps) {
   const { user, api, signOut } = useSession({
@@ -28,6 +36,7 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
     postLogoutPath: config.oidc.postLogoutPath,
   });
   const { theme, setTheme } = useThemePreference(api);
+  const accountActions = useAccountActionsValue();
   const remotes = useRemotes(api, config.remotesUrl);
   const [location, setLocation] = useLocation();
   const navigate = useCallback(
@@ -47,18 +56,20 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
 
   return (
     <AtriumProvider value={context}>
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
-      <AppHeader user={context.user} remotes={remotes.data ?? []} onSignOut={signOut} />
-      <MainContent>
-        <AppRoutes
-          user={context.user}
-          remotes={remotes}
-          redirectPath={config.oidc.redirectPath}
-          remoteTimeoutMs={config.remoteTimeoutMs}
-        />
-      </MainContent>
+      <AccountActionsProvider value={accountActions}>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <AppHeader user={context.user} remotes={remotes.data ?? []} onSignOut={signOut} />
+        <MainContent>
+          <AppRoutes
+            user={context.user}
+            remotes={remotes}
+            redirectPath={config.oidc.redirectPath}
+            remoteTimeoutMs={config.remoteTimeoutMs}
+          />
+        </MainContent>
+      </AccountActionsProvider>
     </AtriumProvider>
   );
 }

@@ -1,4 +1,4 @@
-import type { AtriumUser } from '@atrium/sdk';
+import type { AccountAction, AtriumUser } from '@atrium/sdk';
 import {
   IndexedDbDPoPStore,
   WebStorageStateStore,
@@ -11,6 +11,8 @@ import { SharedUserManager, type SessionSharing } from './shared-user-manager';
 /** What the shell stores in the OIDC `state` parameter across the round trip to Keycloak. */
 export interface SigninState {
   readonly returnTo: string;
+  /** Set when the round trip runs one of Keycloak's account actions (auth/account-actions.ts). */
+  readonly accountAction?: AccountAction;
 }
 
 /** Where the shell's OIDC client keeps things; the defaults are the browser's. */

@@ -239,3 +239,27 @@ export class ValidationFailedError extends DomainError {
     this.extensions = { errors };
   }
 }
+
+/**
+ * The account endpoints act on the caller's own Keycloak user: only a person signed in through one of
+ * `ACCOUNT_CLIENTS` (the shell) may use them, never a machine client whose `sub` is its service account.
+ */
+export class PersonalSessionRequiredError extends DomainError {
+  readonly code = 'personal_session_required';
+  constructor(clientId: string | null) {
+    super(
+      `Only a person signed in through the Atrium shell can manage their account; this token was issued to ${
+        clientId ? `"${clientId}"` : 'no named client'
+      }.`,
+    );
+  }
+}
+
+/** Keycloak's admin API did not answer, or refused the API's own service account; nothing was changed. */
+export class IdentityAdminUnavailableError extends DomainError {
+  readonly code = 'identity_admin_unavailable';
+  override readonly headers = { 'Retry-After': '30' };
+  constructor(options?: ErrorOptions) {
+    super('The account service (Keycloak) is unavailable; nothing was changed. Try again shortly.', options);
+  }
+}

@@ -41,6 +41,12 @@ export const ERROR_CATALOGUE = {
     title: 'Not the owner of this remote',
     example: 'Remote "profile" is owned by atrium-deployer; only that client may publish its versions.',
   },
+  personal_session_required: {
+    status: 403,
+    title: 'A personal session is required',
+    example:
+      'This acts on your own account, so it needs a token from a person\'s own sign-in, not one issued to "atrium-deployer".',
+  },
   validation_failed: {
     status: 400,
     title: 'Request validation failed',
@@ -112,6 +118,11 @@ export const ERROR_CATALOGUE = {
     status: 503,
     title: 'Database unavailable',
     example: 'The database is unavailable; nothing was changed. Try again shortly.',
+  },
+  identity_admin_unavailable: {
+    status: 503,
+    title: 'Account service unavailable',
+    example: 'The account service (Keycloak) is unavailable; nothing was changed. Try again shortly.',
   },
   internal_error: {
     status: 500,

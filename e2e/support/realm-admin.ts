@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { expect, type APIRequestContext } from '@playwright/test';
+
+const KEYCLOAK = 'http://localhost:8080';
+
+/** A person created directly in the realm (verified e-mail, a password of their own). */
+export interface RealmPerson {
+  readonly id: string;
+  readonly username: string;
+  readonly password: string;
+}
+
+/** Keycloak's admin API as the master realm's bootstrap administrator: the tests' view of the realm. */
+export async function realmAdmin(request: APIRequestContext) {
+  const token = await request.post(`${KEYCLOAK}/realms/master/protocol/openid-connect/token`, {
+    form: {
+      grant_type: 'password',
+      client_id: 'admin-cli',
+      username: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
+      password: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
+    },
+  });
+  expect(token.ok()).toBe(true);
+  const headers = {
+    Authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}`,
+  };
+  const base = `${KEYCLOAK}/admin/realms/atrium`;
+  return {
+    async createPerson(): Promise<RealmPerson> {
+      const username = `lin-${randomBytes(5).toString('hex')}`;
+      const password = `Lovelace${randomBytes(9).toString('hex')}1815`;
+      const created = await request.post(`${base}/users`, {
+        headers,
+        data: {
+          username,
+          email: `${username}@atrium.test`,
+          firstName: 'Lin',
+          lastName: username,
+          enabled: true,
+          emailVerified: true,
+          credentials: [{ type: 'password', value: password, temporary: false }],
+        },
+      });
+      expect(created.status()).toBe(201);
+      return { id: created.headers()['location']!.split('/').at(-1)!, username, password };
+    },
+    /** HTTP status of looking the user up: 200 while they exist, 404 once deleted. */
+    async userStatus(id: string): Promise<number> {
+      return (await request.get(`${base}/users/${id}`, { headers })).status();
+    },
+    async sessionCount(id: string): Promise<number> {
+      const response = await request.get(`${base}/users/${id}/sessions`, { headers });
+      return ((await response.json()) as unknown[]).length;
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/core';
+import type { AuthenticatedUser } from '../auth/access-token.js';
+import { AuditEvent } from '../audit/audit-event.entity.js';
+import { AuditService } from '../audit/audit.service.js';
+import { PersonalSessionRequiredError, ValidationFailedError } from '../common/errors/domain-errors.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { UserProfile } from '../me/user-profile.entity.js';
+import {
+  type AccountActivity,
+  type AccountSessions,
+  SECURITY_EVENT_TYPES,
+  type SignedOutSessions,
+} from './account.schemas.js';
+import { ErasedSubject } from './erased-subject.entity.js';
+import { KeycloakAdminClient } from './keycloak-admin.client.js';
+
+/** How many security events `GET /api/account/activity` shows. */
+export const ACTIVITY_LIMIT = 50;
+
+/** The audit target Keycloak events about a user are recorded under (see KeycloakEventsPoller). */
+export const userTarget = (userId: string): string => `user:${userId}`;
+
+/** SHA-256 (hex) of a subject: how a deleted account is recognised without keeping its id. */
+export const subjectHash = (sub: string): string => createHash('sha256').update(sub).digest('hex');
+
+/**
+ * The caller's own account at Keycloak: sessions, security activity, deletion. Every Keycloak call is made
+ * for `user.sub`, the verified token's subject; no route takes a user or session id it would act on
+ * unchecked (a session is ended only if Keycloak lists it among the caller's own).
+ */
+@Injectable()
+export class AccountService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly keycloak: KeycloakAdminClient,
+    private readonly audit: AuditService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async sessions(user: AuthenticatedUser): Promise<AccountSessions> {
+    this.requirePerson(user);
+    const sessions = await this.keycloak.userSessions(user.sub);
+    return {
+      sessions: sessions
+        .filter((session) => session.userId === user.sub)
+        .sort((a, b) => b.lastAccess - a.lastAccess)
+        .map((session) => ({
+          id: session.id,
+          ipAddress: session.ipAddress ?? null,
+          startedAt: new Date(session.start).toISOString(),
+          lastAccessAt: new Date(session.lastAccess).toISOString(),
+          applications: Object.values(session.clients ?? {}).sort(),
+          current: session.id === user.sessionId,
+        })),
+    };
+  }
+
+  /** Ends every session of the caller except the one the token belongs to. */
+  async signOutOthers(user: AuthenticatedUser): Promise<SignedOutSessions> {
+    this.requirePerson(user);
+    const others = (await this.keycloak.userSessions(user.sub)).filter(
+      (session) => session.userId === user.sub && session.id !== user.sessionId,
+    );
+    for (const session of others) await this.keycloak.endSession(session.id);
+    return { signedOut: others.length };
+  }
+
+  async activity(user: AuthenticatedUser): Promise<AccountActivity> {
+    this.requirePerson(user);
+    const types: readonly string[] = SECURITY_EVENT_TYPES;
+    const events = await this.keycloak.events({ user: user.sub, max: ACTIVITY_LIMIT * 4 });
+    return {
+      items: events
+        .filter((event) => event.userId === user.sub && types.includes(event.type))
+        .slice(0, ACTIVITY_LIMIT)
+        .map((event) => ({
+          type: event.type as AccountActivity['items'][number]['type'],
+          at: new Date(event.time).toISOString(),
+          ipAddress: event.ipAddress ?? null,
+          application: event.clientId ?? null,
+          error: event.error ?? null,
+          credential: event.details?.['credential_type'] ?? null,
+        })),
+    };
+  }
+
+  /**
+   * Deletes the caller's account once they typed their username: the API's data and the erasure record are
+   * written in one transaction whose last step removes the user from Keycloak, so a Keycloak failure leaves
+   * everything as it was. The audit log keeps `account.deleted` under a random id, and the Keycloak events
+   * already copied about the person are re-labelled with that id (KeycloakEventsPoller does the same for
+   * later ones).
+   */
+  async deleteAccount(user: AuthenticatedUser, confirmation: string): Promise<void> {
+    this.requirePerson(user);
+    if (confirmation !== user.username) {
+      throw new ValidationFailedError([
+        { field: 'confirmation', message: 'type your username exactly as shown to confirm' },
+      ]);
+    }
+    const anonymousId = `anonymous-${randomBytes(8).toString('hex')}`;
+    const forget = (em: EntityManager) =>
+      em.nativeUpdate(
+        AuditEvent,
+        { target: userTarget(user.sub) },
+        { actor: anonymousId, target: userTarget(anonymousId), details: { source: 'keycloak' } },
+      );
+    await this.em.transactional(async (em) => {
+      await em.nativeDelete(UserProfile, { id: user.sub });
+      await em.upsert(ErasedSubject, {
+        subjectHash: subjectHash(user.sub),
+        anonymousId,
+        erasedAt: new Date(),
+      });
+      await forget(em);
+      this.audit.record(em, {
+        actor: anonymousId,
+        action: 'account.deleted',
+        target: `account:${anonymousId}`,
+        details: {},
+      });
+      await em.flush();
+      await this.keycloak.deleteUser(user.sub);
+    });
+    // Once more after the commit, for a copy another replica made meanwhile (see SETTLE_MS).
+    await forget(this.em.fork());
+  }
+
+  private requirePerson(user: AuthenticatedUser): void {
+    if (user.clientId === null || !this.config.accountClients.includes(user.clientId)) {
+      throw new PersonalSessionRequiredError(user.clientId);
+    }
+  }
+}

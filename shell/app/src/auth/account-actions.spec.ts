@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { hasAccountActionResult, keepAccountActionResult } from './account-action-callback';
+import { accountActionRequest, takeAccountActionResult } from './account-actions';
+
+function memoryStorage(): Storage {
+  const items = new Map<string, string>();
+  return {
+    get length() {
+      return items.size;
+    },
+    clear: () => items.clear(),
+    getItem: (key) => items.get(key) ?? null,
+    key: (index) => [...items.keys()][index] ?? null,
+    removeItem: (key) => void items.delete(key),
+    setItem: (key, value) => void items.set(key, value),
+  };
+}
+
+describe('account actions', () => {
+  it('asks Keycloak for the action with kc_action and comes back to the same page', () => {
+    expect(accountActionRequest('CONFIGURE_TOTP', '/profile?tab=security')).toEqual({
+      state: { returnTo: '/profile?tab=security', accountAction: 'CONFIGURE_TOTP' },
+      extraQueryParams: { kc_action: 'CONFIGURE_TOTP' },
+    });
+  });
+
+  it("keeps Keycloak's kc_action_status for the page, once", () => {
+    const storage = memoryStorage();
+    keepAccountActionResult(
+      { returnTo: '/profile', accountAction: 'UPDATE_PASSWORD' },
+      '?code=x&state=y&kc_action_status=cancelled',
+      storage,
+    );
+    expect(takeAccountActionResult(storage)).toEqual({ action: 'UPDATE_PASSWORD', status: 'cancelled' });
+    expect(takeAccountActionResult(storage)).toBeNull();
+  });
+
+  it('records nothing for an ordinary sign-in, and an error for an unknown status', () => {
+    const storage = memoryStorage();
+    keepAccountActionResult({ returnTo: '/' }, '?kc_action_status=success', storage);
+    expect(hasAccountActionResult(storage)).toBe(false);
+    expect(takeAccountActionResult(storage)).toBeNull();
+    keepAccountActionResult(
+      { returnTo: '/', accountAction: 'delete_account' },
+      '?kc_action_status=success',
+      storage,
+    );
+    expect(takeAccountActionResult(storage)).toBeNull();
+    keepAccountActionResult(
+      { returnTo: '/', accountAction: 'webauthn-register-passwordless' },
+      '?kc_action_status=<script>',
+      storage,
+    );
+    expect(takeAccountActionResult(storage)).toEqual({
+      action: 'webauthn-register-passwordless',
+      status: 'error',
+    });
+  });
+});
