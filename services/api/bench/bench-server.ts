@@ -1,5 +1,5 @@
 // One server of the benchmark, started pinned to its own core by bench.ts:
-//   node bench/bench-server.ts <api|api-no-auth|bare> <port> <issuer> <sqlite-file>
+//   node bench/bench-server.ts <api|api-no-auth|bare> <port> <issuer> <database-url>
 import type { ExecutionContext } from '@nestjs/common';
 import Fastify, { LogController } from 'fastify';
 import { pino } from 'pino';
@@ -26,9 +26,9 @@ const STATIC_HEADERS = {
   'access-control-expose-headers': 'X-Request-Id, Retry-After, WWW-Authenticate',
 };
 
-const [mode, port, issuer, sqlite] = process.argv.slice(2);
-if (!mode || !port || !issuer || !sqlite)
-  throw new Error('usage: bench-server.ts <mode> <port> <issuer> <sqlite>');
+const [mode, port, issuer, databaseUrl] = process.argv.slice(2);
+if (!mode || !port || !issuer || !databaseUrl)
+  throw new Error('usage: bench-server.ts <mode> <port> <issuer> <database-url>');
 
 // Both sides log every request at the production level (LOG_LEVEL's default), with the same pino logger,
 // redaction and request-id label, to /dev/null: as costly as stdout, without a reader in the measurement.
@@ -40,7 +40,7 @@ if (mode === 'bare') {
   // and the same two log lines per request. It does each of these the cheapest way Fastify allows (headers
   // resolved once), so the ratio charges Nest and the plugins it uses with all of their cost. bench.ts
   // checks that both answers carry the same headers before measuring.
-  const config = loadConfig({ OIDC_ISSUER_URL: issuer, DATABASE_URL: `sqlite:${sqlite}`, PORT: port });
+  const config = loadConfig({ OIDC_ISSUER_URL: issuer, DATABASE_URL: databaseUrl, PORT: port });
   const corsOrigins = new Set(config.corsOrigins);
   const app = Fastify({
     loggerInstance: createRootLogger(config.logLevel, logDestination),
@@ -59,7 +59,7 @@ if (mode === 'bare') {
 } else {
   const config = loadConfig({
     OIDC_ISSUER_URL: issuer,
-    DATABASE_URL: `sqlite:${sqlite}`,
+    DATABASE_URL: databaseUrl,
     PORT: port,
     // The URL the load generator's DPoP proofs name (htu), set by bench.ts.
     API_PUBLIC_URL: process.env['API_PUBLIC_URL'],
