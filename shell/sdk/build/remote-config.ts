@@ -2,6 +2,7 @@ import { ModuleFederationPlugin } from '@module-federation/enhanced/rspack';
 import { rspack, type RspackOptions } from '@rspack/core';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PrecompressPlugin } from './precompress.ts';
 
 /**
  * What a remote's `rspack.config.ts` says about itself; everything else is the same for every remote.
@@ -89,6 +90,8 @@ export function bundleDefaults(production: boolean) {
       cssChunkFilename: name('css'),
     },
     resolve: { extensions: ['.ts', '.tsx', '.js'] },
+    /** Production builds ship `.br` and `.gz` copies of their text files for the servers to send as they are. */
+    plugins: production ? [new PrecompressPlugin()] : [],
     module: {
       rules: [
         {
@@ -110,6 +113,7 @@ export function bundleDefaults(production: boolean) {
   } satisfies {
     filenames: RspackOptions['output'];
     resolve: RspackOptions['resolve'];
+    plugins: RspackOptions['plugins'];
     module: RspackOptions['module'];
   };
 }
@@ -201,6 +205,7 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
         }),
         new rspack.DefinePlugin({ __RELEASE_VERSION__: JSON.stringify(releaseVersion) }),
         new ModuleFederationPlugin(remoteFederationOptions(pkg, options.exposes)),
+        ...defaults.plugins,
       ],
       devServer: {
         port: options.devPort,
