@@ -10,16 +10,20 @@ type PageState =
   | { readonly status: 'ready'; readonly page: AuditPage }
   | { readonly status: 'failed'; readonly message: string };
 
-/** The registry's audit log, newest first, one page at a time. */
+/** The registry's audit log, newest first, one page at a time (the API's keyset cursors). */
 export function AuditLog() {
   const api = useApi();
-  const [page, setPage] = useState(1);
+  // The cursor of each page opened so far, the first page's being none: Newer goes back one.
+  const [cursors, setCursors] = useState<readonly (string | undefined)[]>([undefined]);
+  const cursor = cursors.at(-1);
+  const pageNumber = cursors.length;
   const [attempt, setAttempt] = useState(0);
   const [state, setState] = useState<PageState>({ status: 'loading' });
 
   useEffect(() => {
     const controller = new AbortController();
-    api.get<AuditPage>(`/api/audit?page=${page}&pageSize=${PAGE_SIZE}`, { signal: controller.signal }).then(
+    const before = cursor ? `&before=${encodeURIComponent(cursor)}` : '';
+    api.get<AuditPage>(`/api/audit?pageSize=${PAGE_SIZE}${before}`, { signal: controller.signal }).then(
       (document) => setState({ status: 'ready', page: document }),
       (error: unknown) => {
         if (!controller.signal.aborted) {
@@ -28,7 +32,7 @@ export function AuditLog() {
       },
     );
     return () => controller.abort();
-  }, [api, page, attempt]);
+  }, [api, cursor, attempt]);
 
   if (state.status === 'loading') {
     return (
@@ -51,11 +55,10 @@ export function AuditLog() {
       </div>
     );
   }
-  const { items, total, pageSize } = state.page;
-  const pages = Math.max(1, Math.ceil(total / pageSize));
-  const go = (next: number) => {
+  const { items, nextCursor } = state.page;
+  const go = (next: readonly (string | undefined)[]) => {
     setState({ status: 'loading' });
-    setPage(next);
+    setCursors(next);
   };
   return (
     <section aria-labelledby="audit-heading" className="atrium-admin__card">
@@ -92,21 +95,19 @@ export function AuditLog() {
         <button
           type="button"
           className="atrium-admin__button atrium-admin__button--secondary"
-          disabled={page <= 1}
-          onClick={() => go(page - 1)}
+          disabled={pageNumber <= 1}
+          onClick={() => go(cursors.slice(0, -1))}
         >
-          Previous
+          Newer
         </button>
-        <span>
-          Page {state.page.page} of {pages} ({total} entries)
-        </span>
+        <span>Page {pageNumber}</span>
         <button
           type="button"
           className="atrium-admin__button atrium-admin__button--secondary"
-          disabled={page >= pages}
-          onClick={() => go(page + 1)}
+          disabled={nextCursor === null}
+          onClick={() => nextCursor !== null && go([...cursors, nextCursor])}
         >
-          Next
+          Older
         </button>
       </nav>
     </section>

@@ -106,7 +106,7 @@ export interface AdminRemotesDocument {
  * One entry of the audit log.
  */
 export interface AuditEntry {
-  readonly id: string;
+  readonly id: number;
   /** Who did it. */
   readonly actor: string;
   /**
@@ -123,13 +123,12 @@ export interface AuditEntry {
 }
 
 /**
- * Response of `GET /api/audit?page=&pageSize=` (role atrium-admin).
+ * Response of `GET /api/audit?pageSize=&before=&actor=&action=&target=&from=&to=` (role atrium-admin):
+ * newest first.
  */
 export interface AuditPage {
   readonly items: readonly AuditEntry[];
-  /** 1-based page number. */
-  readonly page: number;
   readonly pageSize: number;
-  /** Number of entries over all pages. */
-  readonly total: number;
+  /** Pass back as `before` for the next, older page; `null` on the last page. */
+  readonly nextCursor: string | null;
 }
