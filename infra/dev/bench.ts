@@ -24,6 +24,12 @@ try {
   } finally {
     await database.drop();
   }
+  const audit = await createTemporaryDatabase('atrium_bench_audit', postgres.url);
+  try {
+    await run(['run', 'bench:audit', '--workspace', 'services/api'], { BENCH_AUDIT_POSTGRES_URL: audit.url });
+  } finally {
+    await audit.drop();
+  }
 } finally {
   await postgres.stop();
 }
