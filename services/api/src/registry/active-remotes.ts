@@ -158,7 +158,7 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
   private async listen(delay: number): Promise<void> {
     if (this.closed || this.config.database.driver !== 'postgresql') return;
     const client = new pg.Client({ connectionString: this.config.database.url });
-    const lost = (error?: unknown) => {
+    const lost = (error?: Error) => {
       if (this.listener !== client) return;
       this.listener = undefined;
       this.listening = false;
@@ -166,7 +166,7 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
       client.end().catch(() => undefined);
       if (this.closed) return;
       this.logger.warn(
-        `lost the registry change notifications${error ? ` (${String(error)})` : ''}; reading the database ` +
+        `lost the registry change notifications${error ? ` (${error.message})` : ''}; reading the database ` +
           `on every request until they are back`,
       );
       this.reconnectTimer = setTimeout(() => void this.listen(RECONNECT_MS.first), delay).unref();
@@ -190,7 +190,9 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
         () => void this.listen(Math.min(delay * 2, RECONNECT_MS.max)),
         delay,
       ).unref();
-      this.logger.warn(`cannot listen for registry changes yet (${String(error)}); retrying`);
+      this.logger.warn(
+        `cannot listen for registry changes yet (${error instanceof Error ? error.message : 'unknown error'}); retrying`,
+      );
     }
   }
 }
