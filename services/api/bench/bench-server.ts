@@ -1,11 +1,14 @@
 // One server of the benchmark, started pinned to its own core by bench.ts:
 //   node bench/bench-server.ts <api|api-no-auth|bare> <port> <issuer> <database-url>
+import { type EntityManager, MikroORM } from '@mikro-orm/core';
 import type { ExecutionContext } from '@nestjs/common';
 import Fastify, { LogController } from 'fastify';
 import { pino } from 'pino';
 import type * as Api from '../src/index.ts';
 import type * as Logging from '../src/common/logging/logger.ts';
 import type * as ResponseHeaders from '../src/common/http/response-headers.ts';
+import type * as RemoteEntities from '../src/registry/remote.entity.ts';
+import type * as VersionEntities from '../src/registry/remote-version.entity.ts';
 
 // The built API (decorators need compiling); typed by its sources.
 const { createApp, loadConfig, migrateDatabase, JwtAuthGuard } = (await import(
@@ -14,6 +17,12 @@ const { createApp, loadConfig, migrateDatabase, JwtAuthGuard } = (await import(
 const { createRootLogger, requestIdOf } = (await import(
   new URL('../dist/common/logging/logger.js', import.meta.url).href
 )) as typeof Logging;
+const { Remote } = (await import(
+  new URL('../dist/registry/remote.entity.js', import.meta.url).href
+)) as typeof RemoteEntities;
+const { RemoteVersion } = (await import(
+  new URL('../dist/registry/remote-version.entity.js', import.meta.url).href
+)) as typeof VersionEntities;
 const { SECURITY_HEADERS } = (await import(
   new URL('../dist/common/http/response-headers.js', import.meta.url).href
 )) as typeof ResponseHeaders;
@@ -67,6 +76,8 @@ if (mode === 'bare') {
   await migrateDatabase(config.database);
   // The production configuration: LOG_LEVEL and everything else at their defaults.
   const app = await createApp(config, { logger: false, logDestination });
+  const remotes = Number(process.env['BENCH_REMOTES'] ?? 0);
+  if (remotes > 0) await seedRegistry(app.get(MikroORM).em.fork(), remotes);
   if (mode === 'api-no-auth') {
     // (b): the same app and handler, with token checking replaced by a fixed caller. Only the bench does this.
     const guard = app.get(JwtAuthGuard);
@@ -89,4 +100,47 @@ if (mode === 'bare') {
   // Discovery runs in the background; the orchestrator waits for readiness.
 }
 process.on('SIGTERM', () => process.exit(0));
+
+/**
+ * A registry at scale: `count` remotes with 50 versions each, the newest active. The first 20 are for everyone
+ * (no required role); the rest belong to 49 teams (`team-<n>`), as a large organisation's would.
+ */
+async function seedRegistry(em: EntityManager, count: number): Promise<void> {
+  const now = new Date();
+  const hash = `sha384-${'A'.repeat(64)}`;
+  for (let first = 0; first < count; first += 100) {
+    const names = Array.from(
+      { length: Math.min(100, count - first) },
+      (_, index) => `bench-${first + index}`,
+    );
+    await em.insertMany(
+      Remote,
+      names.map((name, index) => ({
+        name,
+        title: `Feature ${name}`,
+        path: `/${name}`,
+        navOrder: first + index,
+        requiredRoles: first + index < 20 ? [] : [`team-${(first + index) % 49}`],
+        owner: 'atrium-deployer',
+        createdAt: now,
+        updatedAt: now,
+      })),
+    );
+    await em.insertMany(
+      RemoteVersion,
+      names.flatMap((name) =>
+        Array.from({ length: 50 }, (_, minor) => ({
+          remote: name,
+          version: `1.${minor}.0`,
+          manifestUrl: `http://127.0.0.1:4100/${name}/1.${minor}.0/mf-manifest.json`,
+          integrity: hash,
+          manifestIntegrity: hash,
+          publishedBy: 'atrium-deployer',
+          publishedAt: now,
+          active: minor === 49,
+        })),
+      ),
+    );
+  }
+}
 console.log('listening');

@@ -3,7 +3,8 @@
 // Starts, against a locally minted issuer, (a) the API with authentication (a DPoP-bound token and a fresh
 // DPoP proof per request, as the browser sends), (b) the same API with token checking replaced by a fixed
 // caller, and (d) bare Fastify; (c) is the API's public JSON route; (e) is `/api/me` on the same API with a
-// bearer token (a deployer's, whose tokens are not DPoP-bound); with BENCH_POSTGRES_URL, (f) and (g) are
+// bearer token (a deployer's, whose tokens are not DPoP-bound) and (h) `/api/remotes` with it, the registry
+// holding 1,000 remotes of 50 versions each (20 for everyone, the rest for 49 teams); with BENCH_POSTGRES_URL, (f) and (g) are
 // `/api/me` with that bearer token and the public JSON route of the API on PostgreSQL. Servers run pinned to
 // core 0, the load generator (autocannon, one long-lived process) to core 1. After a warm-up, ROUNDS
 // interleaved rounds measure each target for DURATION seconds. Each ratio is the median over the rounds of
@@ -24,6 +25,7 @@ import { type ProofRecipe, proofSigner } from './dpop-proofs.ts';
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 9);
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 3);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 16);
+const REGISTRY_SIZE = 1_000;
 const here = import.meta.dirname;
 const haveTaskset = spawnSync('taskset', ['--version']).status === 0;
 const pinned = (core: number, command: string[]) =>
@@ -65,10 +67,15 @@ function startServer(mode: string, port: number, databaseUrl: string): Promise<n
     issuer.issuer,
     databaseUrl,
   ]);
-  // bench-server reads API_PUBLIC_URL from its environment: DPoP proofs name http://127.0.0.1:<port>.
+  // bench-server reads API_PUBLIC_URL from its environment: DPoP proofs name http://127.0.0.1:<port>. The
+  // API on SQLite also holds a registry at scale (BENCH_REMOTES remotes of 50 versions each).
   const child = spawn(command as string, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, API_PUBLIC_URL: `http://127.0.0.1:${port}` },
+    env: {
+      ...process.env,
+      API_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      BENCH_REMOTES: port === ports.api ? String(REGISTRY_SIZE) : '0',
+    },
   });
   children.push(child);
   return new Promise((resolve, reject) => {
@@ -217,6 +224,12 @@ try {
     },
     { label: 'c: Nest on Fastify JSON route', url: `${api}/api/health/live`, auth: 'none', pid: apiPid },
     { label: 'e: GET /api/me, bearer token (SQLite)', url: `${api}/api/me`, auth: 'bearer', pid: apiPid },
+    {
+      label: `h: GET /api/remotes, bearer token, ${REGISTRY_SIZE} remotes x 50 versions`,
+      url: `${api}/api/remotes`,
+      auth: 'bearer',
+      pid: apiPid,
+    },
     ...(postgresPid
       ? ([
           {
@@ -276,6 +289,7 @@ try {
     framework_ratio: perRound('c', 'd'),
     // Issue targets: /api/me authenticated against the public JSON route of the same server.
     me_ratio_sqlite: perRound('e', 'c'),
+    remotes_ratio: perRound('h', 'c'),
     ...(postgresPid ? { me_ratio_postgres: perRound('f', 'g') } : {}),
     // For comparison: the same with a DPoP proof on every request.
     me_dpop_ratio_sqlite: perRound('a', 'c'),
