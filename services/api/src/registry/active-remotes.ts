@@ -177,6 +177,10 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
     client.on('end', () => lost());
     try {
       await client.connect();
+      if (this.closed) {
+        await client.end();
+        return;
+      }
       await client.query(`listen ${REGISTRY_CHANNEL}`);
       // Whatever changed while nobody listened is not in the copy: start afresh.
       this.invalidate();
