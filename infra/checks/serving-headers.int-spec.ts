@@ -3,10 +3,12 @@
 // local servers of `npm start` and the browser tests, each on a free loopback port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveReleaseStore, serveShell, type RunningServer } from '../dev/static-servers.ts';
 import {
@@ -103,6 +105,7 @@ beforeAll(async () => {
   const storeRoot = join(work, 'releases');
   mkdirSync(join(storeRoot, 'profile/1.0.0/.git'), { recursive: true });
   writeFileSync(join(storeRoot, 'profile/1.0.0/remoteEntry.js'), 'console.log("remote")');
+  writeFileSync(join(storeRoot, 'profile/1.0.0/remoteEntry.js.gz'), gzipSync('console.log("remote")'));
   writeFileSync(join(storeRoot, 'profile/1.0.0/mf-manifest.json'), '{}');
   writeFileSync(join(storeRoot, 'profile/1.0.0/.git/config'), '[core] secret');
   writeFileSync(join(storeRoot, '.env'), 'ATRIUM_DEPLOYER_SECRET=leaked');
@@ -137,6 +140,17 @@ afterAll(async () => {
 const local = (server: RunningServer) => server.url.replace('localhost', '127.0.0.1');
 const get = (url: string, headers: Record<string, string> = {}) =>
   fetch(url, { headers, redirect: 'manual' });
+/** A GET whose body is not decompressed on the way (fetch would undo Content-Encoding). */
+const rawGet = (url: string, headers: Record<string, string>) =>
+  new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    request(url, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+    })
+      .on('error', reject)
+      .end();
+  });
 const pick = (response: Response, names: string[]) =>
   Object.fromEntries(names.map((name) => [name, response.headers.get(name)]));
 
@@ -183,6 +197,17 @@ describe('the release store', () => {
       expect(pick(response, names)).toEqual(expected);
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
       expect(response.headers.get('content-type')).toMatch(/javascript/);
+    });
+
+    it(`${where} sends the release's gzip copy as it is to a browser that accepts gzip`, async () => {
+      const url = `${base()}/profile/1.0.0/remoteEntry.js`;
+      const gzipped = await rawGet(url, { 'accept-encoding': 'gzip' });
+      expect(gzipped.headers['content-encoding']).toBe('gzip');
+      expect(gzipped.headers['vary']).toMatch(/Accept-Encoding/);
+      expect(gunzipSync(gzipped.body).toString()).toBe('console.log("remote")');
+      const plain = await rawGet(url, {});
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.body.toString()).toBe('console.log("remote")');
     });
 
     it(`${where} serves no dotfile, at the root or deep in a release`, async () => {

@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +68,14 @@ describe('the local release store', () => {
     write(join(dir, 'Profile/1.0.0/remoteEntry.js'), SECRET);
     write(join(dir, 'profile/latest/remoteEntry.js'), SECRET);
     symlinkSync(join(base, 'secret.txt'), join(dir, 'profile/1.0.0/linked.js'));
+    // A build's precompressed copies, and a file whose brotli copy is a link out of the store.
+    const chunk = 'export const chunk = "a chunk";\n'.repeat(50);
+    write(join(dir, 'profile/1.0.0/chunk.js'), chunk);
+    writeFileSync(join(dir, 'profile/1.0.0/chunk.js.br'), brotliCompressSync(chunk));
+    writeFileSync(join(dir, 'profile/1.0.0/chunk.js.gz'), gzipSync(chunk));
+    write(join(dir, 'profile/1.0.0/trap.js'), 'var trap;\n');
+    writeFileSync(join(base, 'secret.txt.br'), brotliCompressSync(SECRET));
+    symlinkSync(join(base, 'secret.txt.br'), join(dir, 'profile/1.0.0/trap.js.br'));
     // A folder whose index is a link out of the store: the handler must not go looking for it.
     mkdirSync(join(dir, 'profile/1.0.0/d'));
     for (const index of ['index', 'index.html', 'index.htm'])
@@ -79,17 +88,45 @@ describe('the local release store', () => {
   });
 
   /** A request with the path exactly as given (fetch would normalise dots and backslashes away). */
-  function get(path: string, method = 'GET') {
-    return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((done, fail) => {
-      const req = request(`${store.url}/`, { method, path }, (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => done({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      });
-      req.on('error', fail);
-      req.end();
-    });
+  function get(path: string, method = 'GET', headers: Record<string, string> = {}) {
+    return new Promise<{ status: number; headers: Record<string, unknown>; body: string; bytes: Buffer }>(
+      (done, fail) => {
+        const req = request(`${store.url}/`, { method, path, headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const bytes = Buffer.concat(chunks);
+            done({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString(), bytes });
+          });
+        });
+        req.on('error', fail);
+        req.end();
+      },
+    );
   }
+
+  it("sends a file's precompressed copy to a browser that accepts it, the file itself otherwise", async () => {
+    const plain = await get('/profile/1.0.0/chunk.js');
+    const brotli = await get('/profile/1.0.0/chunk.js', 'GET', { 'accept-encoding': 'gzip, deflate, br' });
+    const gzipped = await get('/profile/1.0.0/chunk.js', 'GET', { 'accept-encoding': 'gzip' });
+
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(brotli.headers).toMatchObject({ 'content-encoding': 'br', vary: 'Accept-Encoding' });
+    expect(brotli.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(brotli.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(brotliDecompressSync(brotli.bytes).toString()).toBe(plain.body);
+    expect(brotli.bytes.length).toBeLessThan(plain.bytes.length / 5);
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzipped.bytes).toString()).toBe(plain.body);
+  });
+
+  it('answers 404 when a precompressed copy links out of the store, whatever the browser accepts', async () => {
+    for (const encoding of ['br', 'identity']) {
+      const answer = await get('/profile/1.0.0/trap.js', 'GET', { 'accept-encoding': encoding });
+      expect(answer.status).toBe(404);
+      expect(answer.body).not.toContain(SECRET);
+    }
+  });
 
   it('serves a release file with its type, caching, CORS and the security headers', async () => {
     const entry = await get('/profile/1.0.0/remoteEntry.js');

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, sep } from 'node:path';
@@ -72,6 +72,10 @@ export function serveReleaseStore(options: {
   const files = sirv(options.dir, {
     dev: true, // releases appear while the server runs; skip sirv's start-up file index
     etag: true,
+    // The `.br` and `.gz` copies a production build writes beside each text file (PrecompressPlugin), sent
+    // as they are to browsers that accept them, with `Vary: Accept-Encoding`.
+    brotli: true,
+    gzip: true,
     setHeaders(res, pathname) {
       res.setHeader(
         'Cache-Control',
@@ -94,13 +98,32 @@ export function serveReleaseStore(options: {
       return;
     }
     const file = releaseFilePath((req.url ?? '/').split('?')[0]!);
-    if (file === undefined || !isFileInside(root, join(root, file))) {
+    // The compressed copies too: the static handler may send one of them in the file's place.
+    if (
+      file === undefined ||
+      !isFileInside(root, join(root, file)) ||
+      !variantsInside(root, join(root, file))
+    ) {
       notFound(res);
       return;
     }
     files(req, res, () => notFound(res));
   });
   return listen(server, options.port, options.host);
+}
+
+/** Whether each precompressed copy of `path` that exists (`.br`, `.gz`) is a file inside `root` too. */
+function variantsInside(root: string, path: string): boolean {
+  return ['.br', '.gz'].every((suffix) => !lexists(path + suffix) || isFileInside(root, path + suffix));
+}
+
+function lexists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -146,6 +169,8 @@ export function serveShell(options: {
   const files = sirv(options.dir, {
     single: true,
     etag: true,
+    brotli: true,
+    gzip: true,
     setHeaders(res, pathname) {
       res.setHeader(
         'Cache-Control',

@@ -69,6 +69,7 @@ export default defineConfig((_env, argv) => {
         // Remotes are built with experiments.externalRuntime and use this copy of the federation runtime.
         experiments: { provideExternalRuntime: true, optimization: { target: 'web' } },
       }),
+      ...defaults.plugins,
     ],
     devServer: {
       port: 4000,

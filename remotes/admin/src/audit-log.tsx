@@ -5,13 +5,18 @@ import { formatTime } from './remotes-console';
 
 const PAGE_SIZE = 20;
 
-/** The registry's audit log, newest first, one page at a time. */
+/** The registry's audit log, newest first, one page at a time (the API's keyset cursors). */
 export function AuditLog() {
   const api = useApi();
-  const [page, setPage] = useState(1);
+  // The cursor of each page opened so far, the first page's being none: Newer goes back one.
+  const [cursors, setCursors] = useState<readonly (string | undefined)[]>([undefined]);
+  const cursor = cursors.at(-1);
   const load = useCallback(
-    (signal: AbortSignal) => api.get<AuditPage>(`/api/audit?page=${page}&pageSize=${PAGE_SIZE}`, { signal }),
-    [api, page],
+    (signal: AbortSignal) => {
+      const before = cursor ? `&before=${encodeURIComponent(cursor)}` : '';
+      return api.get<AuditPage>(`/api/audit?pageSize=${PAGE_SIZE}${before}`, { signal });
+    },
+    [api, cursor],
   );
   const audit = useAsyncResource(load);
 
@@ -21,8 +26,7 @@ export function AuditLog() {
       loading="Loading the audit log…"
       failed="The audit log could not be loaded"
     >
-      {({ items, total, pageSize, page: shown }) => {
-        const pages = Math.max(1, Math.ceil(total / pageSize));
+      {({ items, nextCursor }) => {
         return (
           <section aria-labelledby="audit-heading" className="atrium-admin__card">
             <h2 id="audit-heading">Audit log</h2>
@@ -55,14 +59,20 @@ export function AuditLog() {
               </div>
             )}
             <nav aria-label="Audit log pages" className="atrium-admin__pager">
-              <Button variant="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-                Previous
+              <Button
+                variant="secondary"
+                disabled={cursors.length <= 1}
+                onClick={() => setCursors(cursors.slice(0, -1))}
+              >
+                Newer
               </Button>
-              <span>
-                Page {shown} of {pages} ({total} entries)
-              </span>
-              <Button variant="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-                Next
+              <span>Page {cursors.length}</span>
+              <Button
+                variant="secondary"
+                disabled={nextCursor === null}
+                onClick={() => nextCursor !== null && setCursors([...cursors, nextCursor])}
+              >
+                Older
               </Button>
             </nav>
           </section>

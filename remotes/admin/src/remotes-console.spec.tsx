@@ -318,40 +318,43 @@ describe('Feature', () => {
 });
 
 describe('AuditLog', () => {
-  it('pages through the log with Previous and Next', async () => {
+  it('pages back in time with Older, following the cursor, and returns with Newer', async () => {
     const requested: string[] = [];
     server.use(
       http.get(`${API}/api/audit`, ({ request }) => {
         const url = new URL(request.url);
-        const page = Number(url.searchParams.get('page'));
-        requested.push(`${page}/${url.searchParams.get('pageSize')}`);
+        const before = url.searchParams.get('before');
+        requested.push(`${before ?? 'first'}/${url.searchParams.get('pageSize')}`);
+        const first = before === null;
         return HttpResponse.json({
           items: [
             {
-              id: `e${page}`,
-              actor: page === 1 ? 'ada' : 'atrium-deployer',
-              action: page === 1 ? 'remote.version.activated' : 'remote.version.published',
-              target: `profile@1.0.${page}`,
+              id: first ? 2 : 1,
+              actor: first ? 'ada' : 'atrium-deployer',
+              action: first ? 'remote.version.activated' : 'remote.version.published',
+              target: first ? 'profile@1.0.1' : 'profile@1.0.2',
               details: {},
               occurredAt: '2026-11-22T10:00:00.000Z',
             },
           ],
-          page,
           pageSize: 20,
-          total: 25,
+          nextCursor: first ? 'cursor+/2' : null,
         });
       }),
     );
     renderWithShell(<AuditLog />);
 
-    expect(await screen.findByText('Page 1 of 2 (25 entries)')).toBeTruthy();
+    expect(await screen.findByText('Page 1')).toBeTruthy();
     expect(screen.getByText('remote.version.activated')).toBeTruthy();
-    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Previous' }).disabled).toBe(true);
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Newer' }).disabled).toBe(true);
 
-    fireEvent.click(screen.getByRole('button', { name: 'Next' }));
-    expect(await screen.findByText('Page 2 of 2 (25 entries)')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Older' }));
+    expect(await screen.findByText('Page 2')).toBeTruthy();
     expect(screen.getByText('profile@1.0.2')).toBeTruthy();
-    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Next' }).disabled).toBe(true);
-    expect(requested).toEqual(['1/20', '2/20']);
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Older' }).disabled).toBe(true);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Newer' }));
+    expect(await screen.findByText('Page 1')).toBeTruthy();
+    expect(requested).toEqual(['first/20', 'cursor+/2/20', 'first/20']);
   });
 });

@@ -1,13 +1,16 @@
 // `npm run bench --workspace services/api`: a benchmark, not a test. See docs/adr/0006-api-benchmark.md.
 //
 // Starts, against a locally minted issuer, (a) the API with authentication (a DPoP-bound token and a fresh
-// DPoP proof per request, as the browser sends), (b) the same API with token
-// checking replaced by a fixed caller, and (d) bare Fastify; (c) is the API's public JSON route. Servers
-// run pinned to core 0, the load generator (autocannon, one long-lived process) to core 1. After a warm-up,
-// ROUNDS interleaved rounds measure each target for DURATION seconds. Each ratio is the median over the
-// rounds of that round's own ratio (a/b and c/d are measured back to back), so that the machine speeding up
-// or slowing down between rounds cancels out. Any non-2xx response or error fails the run, and so does a
-// difference between the answers of (c) and (d) other than per-response values (date, request id).
+// DPoP proof per request, as the browser sends), (b) the same API with token checking replaced by a fixed
+// caller, and (d) bare Fastify; (c) is the API's public JSON route; (e) is `/api/me` on the same API with a
+// bearer token (a deployer's, whose tokens are not DPoP-bound) and (h) `/api/remotes` with it, the registry
+// holding 1,000 remotes of 50 versions each (20 for everyone, the rest for 49 teams); with BENCH_POSTGRES_URL, (f) and (g) are
+// `/api/me` with that bearer token and the public JSON route of the API on PostgreSQL. Servers run pinned to
+// core 0, the load generator (autocannon, one long-lived process) to core 1. After a warm-up, ROUNDS
+// interleaved rounds measure each target for DURATION seconds. Each ratio is the median over the rounds of
+// that round's own ratio (both sides are measured back to back), so that the machine speeding up or slowing
+// down between rounds cancels out. Any non-2xx response or error fails the run, and so does a difference
+// between the answers of (c) and (d) other than per-response values (date, request id).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
@@ -22,13 +25,16 @@ import { type ProofRecipe, proofSigner } from './dpop-proofs.ts';
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 9);
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 3);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 16);
+const REGISTRY_SIZE = 1_000;
 const here = import.meta.dirname;
 const haveTaskset = spawnSync('taskset', ['--version']).status === 0;
 const pinned = (core: number, command: string[]) =>
   haveTaskset ? ['taskset', '-c', String(core), ...command] : command;
 
 const scratch = mkdtempSync(join(tmpdir(), 'atrium-bench-'));
-const ports = { api: 39_171, noAuth: 39_172, bare: 39_173 };
+const ports = { api: 39_171, noAuth: 39_172, bare: 39_173, postgres: 39_174 };
+// A PostgreSQL database of the bench's own (created, and dropped afterwards, by infra/dev/bench.ts).
+const postgresUrl = process.env['BENCH_POSTGRES_URL'];
 const issuer = await startLocalIssuer();
 // The browser's DPoP key and a token bound to it (cnf.jkt), as atrium-shell's tokens are.
 const dpopKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
@@ -37,6 +43,8 @@ const token = await issuer.mint({
   expiresIn: '1h',
   claims: { cnf: { jkt: await calculateJwkThumbprint({ kty, crv, x, y }) } },
 });
+// A deployer's token: client credentials, not DPoP-bound, sent as `Authorization: Bearer`.
+const bearerToken = await issuer.mint({ expiresIn: '1h', claims: { azp: 'atrium-deployer' } });
 const proofRecipe: ProofRecipe = {
   privateJwk: dpopKey,
   htm: 'GET',
@@ -50,19 +58,24 @@ const POOL_HEADROOM = 1.5;
 const MIN_POOL = 20_000;
 const children: ChildProcess[] = [];
 
-function startServer(mode: string, port: number): Promise<number> {
+function startServer(mode: string, port: number, databaseUrl: string): Promise<number> {
   const [command, ...args] = pinned(0, [
     process.execPath,
     join(here, 'bench-server.ts'),
     mode,
     String(port),
     issuer.issuer,
-    join(scratch, `${mode}.db`),
+    databaseUrl,
   ]);
-  // bench-server reads API_PUBLIC_URL from its environment: DPoP proofs name http://127.0.0.1:<port>.
+  // bench-server reads API_PUBLIC_URL from its environment: DPoP proofs name http://127.0.0.1:<port>. The
+  // API on SQLite also holds a registry at scale (BENCH_REMOTES remotes of 50 versions each).
   const child = spawn(command as string, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, API_PUBLIC_URL: `http://127.0.0.1:${port}` },
+    env: {
+      ...process.env,
+      API_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      BENCH_REMOTES: port === ports.api ? String(REGISTRY_SIZE) : '0',
+    },
   });
   children.push(child);
   return new Promise((resolve, reject) => {
@@ -89,7 +102,8 @@ async function waitUntil(url: string, headers: () => Record<string, string> = ()
 interface Target {
   readonly label: string;
   readonly url: string;
-  readonly authenticated: boolean;
+  /** How requests prove who sends them: a DPoP-bound token with a fresh proof, a bearer token, or not at all. */
+  readonly auth: 'dpop' | 'bearer' | 'none';
   /** The server process answering it. */
   readonly pid: number;
 }
@@ -118,9 +132,13 @@ function startLoadGenerator() {
   exited.catch(() => undefined); // raced below; unobserved once the run is over
   const lastRate = new Map<Target, number>();
   return async (target: Target, seconds: number): Promise<number> => {
-    const headers = target.authenticated ? { authorization: `DPoP ${token}` } : {};
+    const headers = {
+      dpop: { authorization: `DPoP ${token}` },
+      bearer: { authorization: `Bearer ${bearerToken}` },
+      none: {},
+    }[target.auth];
     const pool = Math.max(MIN_POOL, Math.ceil((lastRate.get(target) ?? 0) * seconds * POOL_HEADROOM));
-    const dpop = target.authenticated ? { ...proofRecipe, pool } : undefined;
+    const dpop = target.auth === 'dpop' ? { ...proofRecipe, pool } : undefined;
     child.stdin.write(
       `${JSON.stringify({ url: target.url, seconds, connections: CONNECTIONS, headers, dpop })}\n`,
     );
@@ -175,46 +193,62 @@ try {
   });
   if (cost.status !== 0) throw new Error(`proof-cost.ts exited with ${cost.status}`);
   console.log(cost.stdout.trim());
-  const [apiPid, noAuthPid, barePid] = await Promise.all([
-    startServer('api', ports.api),
-    startServer('api-no-auth', ports.noAuth),
-    startServer('bare', ports.bare),
+  const sqlite = (name: string) => `sqlite:${join(scratch, `${name}.db`)}`;
+  const [apiPid, noAuthPid, barePid, postgresPid] = await Promise.all([
+    startServer('api', ports.api, sqlite('api')),
+    startServer('api-no-auth', ports.noAuth, sqlite('api-no-auth')),
+    startServer('bare', ports.bare, sqlite('bare')),
+    postgresUrl ? startServer('api', ports.postgres, postgresUrl) : undefined,
   ]);
-  await waitUntil(`http://127.0.0.1:${ports.api}/api/me`, () => ({
-    authorization: `DPoP ${token}`,
-    dpop: freshProof(),
-  }));
+  const api = `http://127.0.0.1:${ports.api}`;
+  const onPostgres = `http://127.0.0.1:${ports.postgres}`;
+  await waitUntil(`${api}/api/me`, () => ({ authorization: `DPoP ${token}`, dpop: freshProof() }));
   await waitUntil(`http://127.0.0.1:${ports.noAuth}/api/me`);
-  await assertSameAnswer(
-    `http://127.0.0.1:${ports.api}/api/health/live`,
-    `http://127.0.0.1:${ports.bare}/api/health/live`,
-  );
+  if (postgresPid)
+    await waitUntil(`${onPostgres}/api/me`, () => ({ authorization: `Bearer ${bearerToken}` }));
+  await assertSameAnswer(`${api}/api/health/live`, `http://127.0.0.1:${ports.bare}/api/health/live`);
+  // In the order measured: every ratio's two sides are neighbours, in both directions of a round.
   const targets: Target[] = [
-    {
-      label: 'a: GET /api/me, authenticated (DPoP)',
-      url: `http://127.0.0.1:${ports.api}/api/me`,
-      authenticated: true,
-      pid: apiPid,
-    },
+    { label: 'a: GET /api/me, authenticated (DPoP)', url: `${api}/api/me`, auth: 'dpop', pid: apiPid },
     {
       label: 'b: GET /api/me, authentication off',
       url: `http://127.0.0.1:${ports.noAuth}/api/me`,
-      authenticated: false,
+      auth: 'none',
       pid: noAuthPid,
-    },
-    {
-      label: 'c: Nest on Fastify JSON route',
-      url: `http://127.0.0.1:${ports.api}/api/health/live`,
-      authenticated: false,
-      pid: apiPid,
     },
     {
       label: 'd: bare Fastify JSON route',
       url: `http://127.0.0.1:${ports.bare}/api/health/live`,
-      authenticated: false,
+      auth: 'none',
       pid: barePid,
     },
+    { label: 'c: Nest on Fastify JSON route', url: `${api}/api/health/live`, auth: 'none', pid: apiPid },
+    { label: 'e: GET /api/me, bearer token (SQLite)', url: `${api}/api/me`, auth: 'bearer', pid: apiPid },
+    {
+      label: `h: GET /api/remotes, bearer token, ${REGISTRY_SIZE} remotes x 50 versions`,
+      url: `${api}/api/remotes`,
+      auth: 'bearer',
+      pid: apiPid,
+    },
+    ...(postgresPid
+      ? ([
+          {
+            label: 'g: public JSON route (PostgreSQL)',
+            url: `${onPostgres}/api/health/live`,
+            auth: 'none',
+            pid: postgresPid,
+          },
+          {
+            label: 'f: GET /api/me, bearer token (PostgreSQL)',
+            url: `${onPostgres}/api/me`,
+            auth: 'bearer',
+            pid: postgresPid,
+          },
+        ] satisfies Target[])
+      : []),
   ];
+  if (!postgresPid)
+    console.log('BENCH_POSTGRES_URL unset: me_ratio_postgres not measured (npm run bench sets it)');
   console.log(
     `servers pinned to core 0, autocannon to core 1${haveTaskset ? '' : ' (taskset missing: NOT pinned)'}; ` +
       `${ROUNDS} rounds x ${DURATION} s, ${CONNECTIONS} connections`,
@@ -226,7 +260,8 @@ try {
   for (let round = 0; round < ROUNDS; round += 1) {
     // Interleaved, alternating order (a b c d, then d c b a), so drift hits every target alike and each
     // ratio's two sides are always measured one after the other.
-    const order = round % 2 === 0 ? [0, 1, 2, 3] : [3, 2, 1, 0];
+    const forward = targets.map((_target, index) => index);
+    const order = round % 2 === 0 ? forward : forward.reverse();
     const line: string[] = [];
     for (const index of order) {
       const target = targets[index] as Target;
@@ -245,10 +280,20 @@ try {
     const serverBusy = busy[index]?.length ? `, server busy ${Math.round(100 * median(busy[index]))}%` : '';
     console.log(`${target.label}: median ${Math.round(median(rates[index] ?? []))} req/s${serverBusy}`);
   });
-  const [a, b, c, d] = rates as [number[], number[], number[], number[]];
-  const perRound = (top: number[], bottom: number[]) =>
-    top.map((value, round) => value / (bottom[round] as number));
-  const ratios = { auth_ratio: perRound(a, b), framework_ratio: perRound(c, d) };
+  const ratesOf = (letter: string) =>
+    rates[targets.findIndex((target) => target.label.startsWith(`${letter}:`))];
+  const perRound = (top: string, bottom: string) =>
+    (ratesOf(top) ?? []).map((value, round) => value / (ratesOf(bottom)?.[round] as number));
+  const ratios: Record<string, number[]> = {
+    auth_ratio: perRound('a', 'b'),
+    framework_ratio: perRound('c', 'd'),
+    // Issue targets: /api/me authenticated against the public JSON route of the same server.
+    me_ratio_sqlite: perRound('e', 'c'),
+    remotes_ratio: perRound('h', 'c'),
+    ...(postgresPid ? { me_ratio_postgres: perRound('f', 'g') } : {}),
+    // For comparison: the same with a DPoP proof on every request.
+    me_dpop_ratio_sqlite: perRound('a', 'c'),
+  };
   for (const [name, values] of Object.entries(ratios)) {
     console.log(
       `${name} per round: ${values.map((ratio) => ratio.toFixed(2)).join(' ')} ` +

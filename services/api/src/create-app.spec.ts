@@ -103,7 +103,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
       parameters?: Array<{ name: string; in: string }>;
     };
     expect(audit.parameters?.map((parameter) => `${parameter.in}:${parameter.name}`)).toEqual(
-      expect.arrayContaining(['query:page', 'query:pageSize']),
+      expect.arrayContaining(['query:pageSize', 'query:before', 'query:actor', 'query:from', 'query:to']),
     );
   });
 

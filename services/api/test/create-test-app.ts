@@ -47,6 +47,8 @@ export async function createTestApp(
     OIDC_DPOP_REQUIRED_CLIENTS: 'none',
     // Copying Keycloak's events runs only where a spec asks for it (account/*.int-spec.ts).
     KEYCLOAK_EVENTS_POLL_SECONDS: '0',
+    // Specs insert audit entries with whatever timestamps they need; retention is proven where it is set.
+    AUDIT_RETENTION_DAYS: '0',
     ...(scratch ? { DATABASE_URL: `sqlite:${join(scratch, 'atrium.db')}` } : {}),
     ...env,
   });

@@ -3,6 +3,7 @@ import { rspack, type RspackOptions } from '@rspack/core';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { remoteNameProblem } from '../src/generated/remote-rules.ts';
+import { PrecompressPlugin } from './precompress.ts';
 
 /**
  * What a remote's `rspack.config.ts` says about itself; everything else is the same for every remote.
@@ -87,6 +88,8 @@ export function bundleDefaults(production: boolean) {
       cssChunkFilename: name('css'),
     },
     resolve: { extensions: ['.ts', '.tsx', '.js'] },
+    /** Production builds ship `.br` and `.gz` copies of their text files for the servers to send as they are. */
+    plugins: production ? [new PrecompressPlugin()] : [],
     module: {
       rules: [
         {
@@ -108,6 +111,7 @@ export function bundleDefaults(production: boolean) {
   } satisfies {
     filenames: RspackOptions['output'];
     resolve: RspackOptions['resolve'];
+    plugins: RspackOptions['plugins'];
     module: RspackOptions['module'];
   };
 }
@@ -199,6 +203,7 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
         }),
         new rspack.DefinePlugin({ __RELEASE_VERSION__: JSON.stringify(releaseVersion) }),
         new ModuleFederationPlugin(remoteFederationOptions(pkg, options.exposes)),
+        ...defaults.plugins,
       ],
       devServer: {
         port: options.devPort,

@@ -366,14 +366,14 @@ describe('createApiClient', () => {
         http.get(`${API}/api/audit`, async ({ request }) => {
           url = request.url;
           proof = (await seen(request)).proof;
-          return HttpResponse.json({ items: [], page: 2, pageSize: 5, total: 0 });
+          return HttpResponse.json({ items: [], pageSize: 5, nextCursor: null });
         }),
       );
       const { client } = clientWith({ current: 'token-1' });
 
-      const page = await client.GET('/api/audit', { params: { query: { page: 2, pageSize: 5 } } });
-      expect(page.page).toBe(2);
-      expect(url).toBe(`${API}/api/audit?page=2&pageSize=5`);
+      const page = await client.GET('/api/audit', { params: { query: { pageSize: 5, actor: 'ada' } } });
+      expect(page.nextCursor).toBeNull();
+      expect(url).toBe(`${API}/api/audit?pageSize=5&actor=ada`);
       expect(proof?.htu).toBe(`${API}/api/audit`);
     });
 

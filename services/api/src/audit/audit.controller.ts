@@ -14,10 +14,12 @@ export class AuditController {
 
   @Get()
   @Roles('atrium-admin')
-  @ApiOperation({ summary: 'Audit events, newest first, paginated' })
+  @ApiOperation({
+    summary: 'Audit events, newest first, a page at a time (keyset: pass nextCursor back as before)',
+  })
   @ApiAuthenticated('validation_failed', 'invalid_token', 'insufficient_scope')
   @ApiDocument(200, auditPageSchema, 'one page of audit events')
   list(@Query({ schema: auditQuerySchema }) query: AuditQuery): Promise<AuditPage> {
-    return this.audit.list(query.page, query.pageSize);
+    return this.audit.list(query);
   }
 }

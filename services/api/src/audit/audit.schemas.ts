@@ -1,19 +1,65 @@
 import { z } from 'zod';
+import { MAX_NAME_LENGTH } from '../auth/access-token.js';
 
-/** Query of `GET /api/audit`. */
-export const auditQuerySchema = z.strictObject({
-  page: z.coerce
-    .number('must be an integer')
-    .int('must be an integer')
-    .min(1, 'must be 1 or more')
-    .default(1),
-  pageSize: z.coerce
-    .number('must be an integer')
-    .int('must be an integer')
-    .min(1, 'must be 1 or more')
-    .max(100, 'must be 100 or less')
-    .default(20),
+/**
+ * Where a page of the audit log starts: just after (older than) the entry at `occurredAt` with `id`. Sent as
+ * an opaque token (`nextCursor`), base64url of `<ISO time>|<id>`; a client passes it back unchanged.
+ */
+export interface AuditCursor {
+  readonly occurredAt: Date;
+  readonly id: number;
+}
+
+export function encodeCursor(cursor: AuditCursor): string {
+  return Buffer.from(`${cursor.occurredAt.toISOString()}|${cursor.id}`).toString('base64url');
+}
+
+const cursorSchema = z.string().transform((value, ctx): AuditCursor => {
+  const [time, id, ...rest] = Buffer.from(value, 'base64url').toString('utf8').split('|');
+  const occurredAt = new Date(time ?? '');
+  const number = Number(id);
+  if (
+    rest.length > 0 ||
+    !/^[A-Za-z0-9_-]{1,96}$/.test(value) ||
+    Number.isNaN(occurredAt.getTime()) ||
+    occurredAt.toISOString() !== time ||
+    !Number.isSafeInteger(number) ||
+    number < 1 ||
+    String(number) !== id
+  ) {
+    ctx.addIssue({ code: 'custom', message: "must be a page's nextCursor, passed back unchanged" });
+    return z.NEVER;
+  }
+  return { occurredAt, id: number };
 });
+
+const instant = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 date and time, e.g. 2026-11-23T12:00:00Z' })
+  .transform((value) => new Date(value));
+
+/**
+ * Query of `GET /api/audit`: newest first, `pageSize` entries after the `before` cursor, optionally only one
+ * actor, action or target and a time range [`from`, `to`).
+ */
+export const auditQuerySchema = z
+  .strictObject({
+    pageSize: z.coerce
+      .number('must be an integer')
+      .int('must be an integer')
+      .min(1, 'must be 1 or more')
+      .max(100, 'must be 100 or less')
+      .default(20),
+    before: cursorSchema.optional(),
+    actor: z.string().min(1).max(MAX_NAME_LENGTH).optional(),
+    action: z.string().min(1).max(64).optional(),
+    target: z.string().min(1).max(255).optional(),
+    from: instant.optional(),
+    to: instant.optional(),
+  })
+  .refine((query) => !query.from || !query.to || query.from < query.to, {
+    message: 'must be later than from',
+    path: ['to'],
+  });
 
 export type AuditQuery = z.output<typeof auditQuerySchema>;
 
@@ -46,8 +92,10 @@ export const auditPageSchema = z
           },
         }),
     ),
-    page: z.int().describe('1-based page number'),
     pageSize: z.int(),
-    total: z.int().describe('number of events over all pages'),
+    nextCursor: z
+      .string()
+      .nullable()
+      .describe('Pass as `before` for the next (older) page; null on the last page.'),
   })
   .meta({ id: 'AuditPage' });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/core';
+import { EntityManager, type FilterQuery } from '@mikro-orm/core';
 import { AuditEvent } from './audit-event.entity.js';
-import type { auditPageSchema } from './audit.schemas.js';
+import { type AuditQuery, type auditPageSchema, encodeCursor } from './audit.schemas.js';
 import type { z } from 'zod';
 
 /** What a registry change records about itself. */
@@ -12,7 +12,8 @@ export interface AuditRecord {
   readonly details: Record<string, unknown>;
 }
 
-/** One page of audit events, newest first, as `GET /api/audit` describes it (audit.schemas.ts). */
+/** One page of audit events, newest first, as `GET /api/audit` describes it (audit.schemas.ts); `nextCursor`
+ * leads to the older ones. */
 export type AuditPage = z.output<typeof auditPageSchema>;
 
 /** An audit event as `GET /api/audit` returns it. */
@@ -28,14 +29,33 @@ export class AuditService {
     em.create(AuditEvent, { ...record, occurredAt });
   }
 
-  async list(page: number, pageSize: number): Promise<AuditPage> {
-    const [events, total] = await this.em.findAndCount(
+  /**
+   * A page of the log, newest first, after the `before` cursor (keyset pagination): as cheap ten thousand
+   * pages deep as on the first one, because it is one range scan of an index that ends with (occurredAt, id)
+   * (see the entity). One entry more than the page is read to know whether another page follows.
+   */
+  async list(query: AuditQuery): Promise<AuditPage> {
+    const { pageSize, before } = query;
+    const where: FilterQuery<AuditEvent>[] = [];
+    if (query.actor) where.push({ actor: query.actor });
+    if (query.action) where.push({ action: query.action });
+    if (query.target) where.push({ target: query.target });
+    if (query.from) where.push({ occurredAt: { $gte: query.from } });
+    if (query.to) where.push({ occurredAt: { $lt: query.to } });
+    if (before) {
+      // The first condition alone bounds the index range; the second picks up after the cursor's entry.
+      where.push({ occurredAt: { $lte: before.occurredAt } });
+      where.push({ $or: [{ occurredAt: { $lt: before.occurredAt } }, { id: { $lt: before.id } }] });
+    }
+    const events = await this.em.find(
       AuditEvent,
-      {},
-      { orderBy: { occurredAt: 'desc', id: 'desc' }, limit: pageSize, offset: (page - 1) * pageSize },
+      { $and: where },
+      { orderBy: { occurredAt: 'desc', id: 'desc' }, limit: pageSize + 1, disableIdentityMap: true },
     );
+    const page = events.slice(0, pageSize);
+    const last = page.at(-1);
     return {
-      items: events.map((event) => ({
+      items: page.map((event) => ({
         id: event.id,
         actor: event.actor,
         action: event.action,
@@ -43,9 +63,8 @@ export class AuditService {
         details: event.details,
         occurredAt: event.occurredAt.toISOString(),
       })),
-      page,
       pageSize,
-      total,
+      nextCursor: events.length > pageSize && last ? encodeCursor(last) : null,
     };
   }
 }

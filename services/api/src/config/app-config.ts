@@ -47,6 +47,8 @@ export interface AppConfig {
   readonly apiPublicUrl: string;
   /** How old a DPoP proof's `iat` may be, in seconds (plus the clock tolerance either way). */
   readonly dpopProofMaxAgeSeconds: number;
+  /** Audit entries older than this many days are pruned (`AUDIT_RETENTION_DAYS`); 0 keeps them forever. */
+  readonly auditRetentionDays: number;
   readonly database: DatabaseTarget;
   readonly corsOrigins: readonly string[];
   /** Origins a published remote's manifest URL may live on. */

@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       platformClientId: 'atrium-platform',
       apiPublicUrl: 'http://localhost:3000',
       dpopProofMaxAgeSeconds: 60,
+      auditRetentionDays: 365,
       database: { driver: 'sqlite', path: '/srv/atrium/.data/atrium.db' },
       corsOrigins: ['http://localhost:4000'],
       allowedRemoteOrigins: ['http://localhost:4100'],
@@ -159,6 +160,8 @@ describe('loadConfig', () => {
     ['API_PUBLIC_URL', 'http://localhost:3000,http://localhost:3001'],
     ['API_PUBLIC_URL', 'localhost:3000'],
     ['DPOP_PROOF_MAX_AGE_SECONDS', '0'],
+    ['AUDIT_RETENTION_DAYS', '-1'],
+    ['AUDIT_RETENTION_DAYS', '1.5'],
     ['DPOP_PROOF_MAX_AGE_SECONDS', '301'],
   ])('refuses %s=%s', (variable, value) => {
     expect(problemsOf({ [variable]: value })).toEqual([expect.stringMatching(new RegExp(`^${variable}=`))]);

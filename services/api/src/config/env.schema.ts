@@ -67,6 +67,10 @@ const HINTS: Record<string, { expected: string; example: string }> = {
       'the http(s) origin browsers call the API at (scheme://host[:port], no path): DPoP proofs name it in htu',
     example: 'API_PUBLIC_URL=http://localhost:3000',
   },
+  AUDIT_RETENTION_DAYS: {
+    expected: 'how many days audit entries are kept, a whole number (0 keeps them forever)',
+    example: 'AUDIT_RETENTION_DAYS=365',
+  },
   DPOP_PROOF_MAX_AGE_SECONDS: {
     expected: 'an integer between 5 and 300 (how old a DPoP proof may be, plus OIDC_CLOCK_TOLERANCE_SECONDS)',
     example: 'DPOP_PROOF_MAX_AGE_SECONDS=60',
@@ -227,6 +231,7 @@ export const envSchema = z.object({
   KEYCLOAK_EVENTS_POLL_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('log'),
   DB_MIGRATE_ON_BOOT: booleanFlag.default(false),
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(365),
 });
 
 /** Thrown by {@link loadConfig} with one line per bad variable. */
@@ -290,6 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     platformClientId: parsed.PLATFORM_CLIENT_ID[0] as string,
     apiPublicUrl: parsed.API_PUBLIC_URL[0] as string,
     dpopProofMaxAgeSeconds: parsed.DPOP_PROOF_MAX_AGE_SECONDS,
+    auditRetentionDays: parsed.AUDIT_RETENTION_DAYS,
     database,
     corsOrigins: parsed.CORS_ORIGINS,
     allowedRemoteOrigins: parsed.ALLOWED_REMOTE_ORIGINS,

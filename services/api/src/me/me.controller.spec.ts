@@ -48,6 +48,27 @@ describe('/api/me on SQLite', () => {
     expect(response.json()).toMatchObject({ username: 'ada.l', email: 'ada@new.test', name: 'Ada King' });
   });
 
+  it('writes nothing while the claims are unchanged, and writes them once they change', async () => {
+    const orm = api.app.get(MikroORM);
+    await api.request({ url: '/api/me', token: await tokenFor('steady') });
+    // A marker only a write would replace, and a theme the read must return as stored.
+    const marker = new Date('2001-02-03T04:05:06.000Z');
+    await orm.em.fork().nativeUpdate(UserProfile, { id: 'steady' }, { updatedAt: marker, theme: 'dark' });
+    const updatedAt = async () =>
+      (await orm.em.fork().findOneOrFail(UserProfile, { id: 'steady' })).updatedAt.toISOString();
+
+    const steady = await api.request({ url: '/api/me', token: await tokenFor('steady') });
+    expect(steady.json()).toMatchObject({ username: 'ada', preferences: { theme: 'dark' } });
+    expect(await updatedAt()).toBe(marker.toISOString());
+
+    const changed = await api.request({
+      url: '/api/me',
+      token: await tokenFor('steady', { email: 'ada@elsewhere.test' }),
+    });
+    expect(changed.json()).toMatchObject({ email: 'ada@elsewhere.test', preferences: { theme: 'dark' } });
+    expect(await updatedAt()).not.toBe(marker.toISOString());
+  });
+
   it('answers null for claims the token does not carry and [] without realm roles', async () => {
     const token = await issuer.mint({
       claims: {

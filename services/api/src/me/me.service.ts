@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import type { z } from 'zod';
 import type { meDocumentSchema, Preferences } from './preferences.schema.js';
@@ -13,8 +14,20 @@ export type MeDocument = z.output<typeof meDocumentSchema>;
 export class MeService {
   constructor(private readonly em: EntityManager) {}
 
-  /** The caller's profile, created on first sight and refreshed from the token's claims afterwards. */
+  /**
+   * The caller's profile, created on first sight and refreshed from the token's claims afterwards. The
+   * steady path (claims unchanged since the last call) is one read by primary key, its row returned as is:
+   * no entity is built, tracked or diffed and nothing is written. Only new or changed claims take the
+   * write path.
+   */
   async getMe(user: AuthenticatedUser): Promise<MeDocument> {
+    // Both drivers (SQLite, PostgreSQL) are SQL drivers: their entity managers build queries.
+    const stored = await (this.em as SqlEntityManager)
+      .createQueryBuilder(UserProfile)
+      .select(['username', 'email', 'name', 'theme'])
+      .where({ id: user.sub })
+      .execute<StoredClaims | undefined>('get', false);
+    if (stored && claimsMatch(stored, user)) return toDocument(user, stored);
     const profile = await this.syncProfile(this.em, user);
     await this.em.flush();
     return toDocument(user, profile);
@@ -48,7 +61,19 @@ export class MeService {
   }
 }
 
-function toDocument(user: AuthenticatedUser, profile: UserProfile): MeDocument {
+/** The columns of a profile the `/api/me` document is made of, as read on the steady path. */
+type StoredClaims = Pick<UserProfile, 'username' | 'email' | 'name' | 'theme'>;
+
+/** Whether the stored copy of the token's identity claims is still current . */
+function claimsMatch(stored: StoredClaims, user: AuthenticatedUser): boolean {
+  return (
+    stored.username === user.username &&
+    (stored.email ?? null) === user.email &&
+    (stored.name ?? null) === user.name
+  );
+}
+
+function toDocument(user: AuthenticatedUser, profile: StoredClaims): MeDocument {
   return {
     sub: user.sub,
     username: profile.username,

@@ -1,5 +1,6 @@
-import { Body, Controller, Get, Param, Patch, Post, Put, UseInterceptors } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Patch, Post, Put, Req, Res, UseInterceptors } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { Roles } from '../auth/roles.decorator.js';
@@ -26,6 +27,15 @@ import { ADMIN_ROLE, PUBLISHER_ROLE } from './registry.roles.js';
 
 const nameParam = { schema: remoteNameParamSchema };
 
+/** Whether an If-None-Match header names `etag` (RFC 9110 §13.1.2: weak comparison, `*`, lists). */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === etag);
+}
+
 @ApiTags('registry')
 @Controller()
 @UseInterceptors(RequestContextInterceptor)
@@ -33,11 +43,30 @@ export class RegistryController {
   constructor(private readonly registry: RegistryService) {}
 
   @Get('remotes')
-  @ApiOperation({ summary: 'The remotes the caller may use, with their active version, in navigation order' })
+  @ApiOperation({
+    summary: 'The remotes the caller may use, with their active version, in navigation order',
+    description:
+      'Answers carry an ETag; a request with a matching If-None-Match gets 304 Not Modified and no body.',
+  })
   @ApiAuthenticated()
   @ApiDocument(200, remoteListSchema, 'remotes the caller may load')
-  async list(@CurrentUser() user: AuthenticatedUser): Promise<{ remotes: RemoteEntry[] }> {
-    return { remotes: await this.registry.listForUser(user) };
+  @ApiResponse({
+    status: 304,
+    description: 'unchanged since the answer whose ETag was sent in If-None-Match',
+  })
+  async list(
+    @CurrentUser() user: AuthenticatedUser,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<{ remotes: RemoteEntry[] } | undefined> {
+    const { remotes, etag } = await this.registry.listForUser(user);
+    // Private: the answer depends on who asks. no-cache: a browser revalidates it before each use.
+    void reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
+    if (matchesEtag(request.headers['if-none-match'], etag)) {
+      void reply.status(304);
+      return undefined;
+    }
+    return { remotes };
   }
 
   @Post('remotes')

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager, LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { AuthenticatedUser } from '../auth/access-token.js';
@@ -21,6 +22,7 @@ import {
   type PublishVersion,
   type UpdateRemote,
 } from './registry.schemas.js';
+import { ActiveRemotes } from './active-remotes.js';
 import { ADMIN_ROLE, PUBLISHER_ROLE } from './registry.roles.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
@@ -50,39 +52,27 @@ export class RegistryService {
   constructor(
     private readonly em: EntityManager,
     private readonly audit: AuditService,
+    private readonly activeRemotes: ActiveRemotes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
-   * Active versions of the remotes whose required roles the caller all holds, in navigation order. A
-   * version without both integrity hashes (registered before they were required) is left out: the shell
-   * could not check what it loads.
+   * Active versions of the remotes whose required roles the caller all holds, in navigation order, from the
+   * replica's copy of the registry ({@link ActiveRemotes}). A version without both integrity hashes
+   * (registered before they were required) is left out: the shell could not check what it loads.
    */
-  async listForUser(user: AuthenticatedUser): Promise<RemoteEntry[]> {
-    const active = await this.em.find(
-      RemoteVersion,
-      { active: true, integrity: { $ne: null }, manifestIntegrity: { $ne: null } },
-      { populate: ['remote'] },
-    );
-    return active
-      .filter((version) => version.remote.requiredRoles.every((role) => user.roles.includes(role)))
-      .sort((a, b) => a.remote.navOrder - b.remote.navOrder || compare(a.remote.name, b.remote.name))
-      .flatMap(({ remote, version, manifestUrl, integrity, manifestIntegrity }) =>
-        integrity && manifestIntegrity
-          ? [
-              {
-                name: remote.name,
-                title: remote.title,
-                path: remote.path,
-                navOrder: remote.navOrder,
-                version,
-                entry: manifestUrl,
-                integrity,
-                manifestIntegrity,
-              },
-            ]
-          : [],
-      );
+  async listForUser(user: AuthenticatedUser): Promise<{ remotes: RemoteEntry[]; etag: string }> {
+    const { remotes, digest } = await this.activeRemotes.get();
+    const roles = [...new Set(user.roles)].sort();
+    return {
+      remotes: remotes
+        .filter((remote) => remote.requiredRoles.every((role) => roles.includes(role)))
+        .map(({ requiredRoles: _requiredRoles, ...entry }) => entry),
+      // The answer is a function of the registry's content and the caller's roles, so is its validator.
+      etag: `"${createHash('sha256')
+        .update(`${digest}\n${roles.join('\n')}`)
+        .digest('base64url')}"`,
+    };
   }
 
   /** Creates a remote with its settings and owner (an administrator's act); it has no version yet. */
@@ -97,7 +87,7 @@ export class RegistryService {
   }
 
   private createOnce(user: AuthenticatedUser, input: CreateRemote): Promise<RemoteDetail> {
-    return this.em.transactional(async (em) => {
+    return this.activeRemotes.change(this.em, async (em) => {
       if (await em.count(Remote, { name: input.name })) throw new RemoteExistsError(input.name);
       await assertPathFree(em, input.path, input.name);
       const now = new Date();
@@ -140,7 +130,7 @@ export class RegistryService {
   }
 
   private updateOnce(user: AuthenticatedUser, name: string, input: UpdateRemote): Promise<RemoteDetail> {
-    return this.em.transactional(async (em) => {
+    return this.activeRemotes.change(this.em, async (em) => {
       const remote = await this.lockRemote(em, name);
       if (!remote) throw new RemoteNotFoundError(name);
       // Platform code (the admin console) changes hands only by the platform's own client: a person's session
@@ -187,7 +177,7 @@ export class RegistryService {
   ): Promise<{ remote: RemoteDetail; version: VersionDoc }> {
     const originProblem = manifestOriginProblem(input.manifestUrl, this.config.allowedRemoteOrigins);
     if (originProblem) throw new ValidationFailedError([{ field: 'manifestUrl', message: originProblem }]);
-    return this.em.transactional(async (em) => {
+    return this.activeRemotes.change(this.em, async (em) => {
       const now = new Date();
       const remote = await this.lockRemote(em, name);
       if (!remote) {
@@ -247,7 +237,7 @@ export class RegistryService {
   async activate(user: AuthenticatedUser, name: string, input: ActivateVersion): Promise<RemoteDetail> {
     const admin = user.roles.includes(ADMIN_ROLE);
     if (!admin && !user.roles.includes(PUBLISHER_ROLE)) throw new InsufficientScopeError([ADMIN_ROLE]);
-    return this.em.transactional(async (em) => {
+    return this.activeRemotes.change(this.em, async (em) => {
       const remote = await this.lockRemote(em, name);
       if (!remote) throw new RemoteNotFoundError(name);
       if (!admin && user.clientId !== remote.owner) {
@@ -331,10 +321,6 @@ export class RegistryService {
 
 async function activeVersionOf(em: EntityManager, name: string): Promise<string | null> {
   return (await em.findOne(RemoteVersion, { remote: name, active: true }))?.version ?? null;
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The settings an administrator decides: who may see a remote, where it appears, who deploys it. */

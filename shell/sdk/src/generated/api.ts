@@ -76,7 +76,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** The remotes the caller may use, with their active version, in navigation order */
+        /**
+         * The remotes the caller may use, with their active version, in navigation order
+         * @description Answers carry an ETag; a request with a matching If-None-Match gets 304 Not Modified and no body.
+         */
         readonly get: operations["registryList"];
         readonly put?: never;
         /** Create a remote with its settings and owning deployer (administrators); it has no version yet */
@@ -163,10 +166,78 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Audit events, newest first, paginated */
+        /** Audit events, newest first, a page at a time (keyset: pass nextCursor back as before) */
         readonly get: operations["auditList"];
         readonly put?: never;
         readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/account/sessions": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** The caller's sign-in sessions (devices) at Keycloak, most recently used first */
+        readonly get: operations["accountSessions"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/account/sessions/sign-out-others": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Ends every session of the caller except the token's own */
+        readonly post: operations["accountSignOutOthers"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/account/activity": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** The caller's recent security events from Keycloak, newest first */
+        readonly get: operations["accountActivity"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/account/deletion": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Deletes the caller's account (Keycloak user, profile, preferences) once `confirmation` equals their username */
+        readonly post: operations["accountDeleteAccount"];
         readonly delete?: never;
         readonly options?: never;
         readonly head?: never;
@@ -381,11 +452,9 @@ export interface components {
         };
         readonly AuditPage: {
             readonly items: readonly components["schemas"]["AuditEvent"][];
-            /** @description 1-based page number */
-            readonly page: number;
             readonly pageSize: number;
-            /** @description number of events over all pages */
-            readonly total: number;
+            /** @description Pass as `before` for the next (older) page; null on the last page. */
+            readonly nextCursor: string | null;
         };
         /**
          * @example {
@@ -411,6 +480,45 @@ export interface components {
             /** Format: date-time */
             readonly occurredAt: string;
         };
+        readonly AccountSessions: {
+            readonly sessions: readonly components["schemas"]["AccountSession"][];
+        };
+        readonly AccountSession: {
+            readonly id: string;
+            /** @description where the session signed in from, as Keycloak saw it */
+            readonly ipAddress: string | null;
+            /** Format: date-time */
+            readonly startedAt: string;
+            /** Format: date-time */
+            readonly lastAccessAt: string;
+            /** @description client ids the session signed in to */
+            readonly applications: readonly string[];
+            /** @description the session of the token that asked */
+            readonly current: boolean;
+        };
+        readonly SignedOutSessions: {
+            /** @description how many other sessions were ended */
+            readonly signedOut: number;
+        };
+        readonly AccountActivity: {
+            readonly items: readonly components["schemas"]["SecurityEvent"][];
+        };
+        readonly SecurityEvent: {
+            /** @enum {string} */
+            readonly type: "LOGIN" | "LOGIN_ERROR" | "LOGOUT" | "REGISTER" | "VERIFY_EMAIL" | "RESET_PASSWORD" | "UPDATE_PASSWORD" | "UPDATE_PASSWORD_ERROR" | "UPDATE_CREDENTIAL" | "UPDATE_CREDENTIAL_ERROR" | "REMOVE_CREDENTIAL" | "UPDATE_TOTP" | "REMOVE_TOTP";
+            /** Format: date-time */
+            readonly at: string;
+            readonly ipAddress: string | null;
+            /** @description the client id the event happened in */
+            readonly application: string | null;
+            /** @description Keycloak's error code for a failure, e.g. invalid_user_credentials */
+            readonly error: string | null;
+            /** @description the credential type a change was about, e.g. password, otp, webauthn-passwordless */
+            readonly credential: string | null;
+        };
+        readonly AccountDeletionRequest: {
+            readonly confirmation: string;
+        };
         /** @description An RFC 9457 problem document (application/problem+json) */
         readonly Problem: {
             /** @description `urn:atrium:problem:<code>`, documented in docs/errors.md under `<code>` */
@@ -427,7 +535,7 @@ export interface components {
              * @description stable machine-readable code (docs/errors.md)
              * @enum {string}
              */
-            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "validation_failed" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "payload_too_large" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "internal_error";
+            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "personal_session_required" | "validation_failed" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "payload_too_large" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "identity_admin_unavailable" | "internal_error";
             readonly errors?: readonly components["schemas"]["ProblemFieldError"][];
         };
         /** @description one invalid input (validation_failed) */
@@ -674,6 +782,13 @@ export interface operations {
                 content: {
                     readonly "application/json": components["schemas"]["RemoteList"];
                 };
+            };
+            /** @description unchanged since the answer whose ETag was sent in If-None-Match */
+            readonly 304: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description problem+json, code invalid_request */
             readonly 400: {
@@ -1338,8 +1453,13 @@ export interface operations {
     readonly auditList: {
         readonly parameters: {
             readonly query?: {
-                readonly page?: number;
                 readonly pageSize?: number;
+                readonly before?: string;
+                readonly actor?: string;
+                readonly action?: string;
+                readonly target?: string;
+                readonly from?: string;
+                readonly to?: string;
             };
             readonly header?: never;
             readonly path?: never;
@@ -1399,6 +1519,312 @@ export interface operations {
                 };
             };
             /** @description problem+json, code issuer_unavailable | database_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly accountSessions: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description the caller's sessions */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["AccountSessions"];
+                };
+            };
+            /** @description problem+json, code invalid_request */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code personal_session_required */
+            readonly 403: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable | identity_admin_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly accountSignOutOthers: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description how many sessions were ended */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["SignedOutSessions"];
+                };
+            };
+            /** @description problem+json, code invalid_request */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code personal_session_required */
+            readonly 403: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable | identity_admin_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly accountActivity: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description the caller's security activity */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["AccountActivity"];
+                };
+            };
+            /** @description problem+json, code invalid_request */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code personal_session_required */
+            readonly 403: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable | identity_admin_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly accountDeleteAccount: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["AccountDeletionRequest"];
+            };
+        };
+        readonly responses: {
+            /** @description the account is deleted; sign out */
+            readonly 204: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": null;
+                };
+            };
+            /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code personal_session_required */
+            readonly 403: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code payload_too_large */
+            readonly 413: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unsupported_media_type */
+            readonly 415: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable | identity_admin_unavailable */
             readonly 503: {
                 headers: {
                     /** @description seconds until the issuer is asked again; seconds to wait before trying again */

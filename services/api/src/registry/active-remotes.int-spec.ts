@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/create-test-app.js';
+import { adminQuery, countRows, databaseUrlFor, fetchPlatformToken } from '../../test/integration-context.js';
+import { releaseHashes } from '../../test/release-hashes.js';
+
+const issuer = inject('oidcIssuerUrl');
+const adminUrl = inject('postgresAdminUrl');
+
+describe('two replicas on PostgreSQL keep their in-memory registry current', () => {
+  const name = `atrium_it_registry_${randomBytes(4).toString('hex')}`;
+  const databaseUrl = databaseUrlFor(adminUrl, name);
+  let a: TestApp;
+  let b: TestApp;
+  let platform: string;
+
+  beforeAll(async () => {
+    await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+    a = await createTestApp({ OIDC_ISSUER_URL: issuer, DATABASE_URL: databaseUrl });
+    b = await createTestApp({ OIDC_ISSUER_URL: issuer, DATABASE_URL: databaseUrl });
+    await Promise.all([a.waitForIssuer(), b.waitForIssuer()]);
+    platform = await fetchPlatformToken(issuer);
+    const created = await a.request({
+      method: 'POST',
+      url: '/api/remotes',
+      token: platform,
+      body: { name: 'shared', title: 'Shared', path: '/shared', owner: 'atrium-platform' },
+    });
+    expect(created.statusCode).toBe(201);
+  });
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  });
+
+  const publish = async (api: TestApp, version: string) => {
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/remotes/shared/versions',
+      token: platform,
+      body: {
+        version,
+        manifestUrl: `http://localhost:4100/shared/${version}/mf-manifest.json`,
+        ...releaseHashes('shared', version),
+        activate: true,
+      },
+    });
+    expect(response.statusCode).toBe(201);
+  };
+  const activeOn = async (api: TestApp) =>
+    (await api.request({ url: '/api/remotes', token: platform }))
+      .json<{ remotes: Array<{ version: string }> }>()
+      .remotes.map((remote) => remote.version);
+  /** The server process of each replica's LISTEN connection. */
+  const listeners = () =>
+    countRows(
+      adminUrl,
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${name}' AND query ILIKE 'listen%'`,
+    );
+
+  it("shows one replica's activation on the other at once, and a 304 for the other's ETag", async () => {
+    await publish(a, '1.0.0');
+    expect(await activeOn(b)).toEqual(['1.0.0']);
+
+    await publish(a, '1.1.0');
+    // Notified at commit: no wait for a timer.
+    await expect.poll(() => activeOn(b), { timeout: 2_000, interval: 20 }).toEqual(['1.1.0']);
+
+    const fromA = await a.request({ url: '/api/remotes', token: platform });
+    const fromB = await b.request({
+      url: '/api/remotes',
+      token: platform,
+      headers: { 'if-none-match': String(fromA.headers['etag']) },
+    });
+    expect(fromB.statusCode).toBe(304);
+  });
+
+  it('listens again after its connection is cut, and misses nothing meanwhile', async () => {
+    expect(await listeners()).toBe(2);
+    await adminQuery(
+      adminUrl,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND query ILIKE 'listen%'`,
+    );
+    await publish(a, '1.2.0');
+    // Whether B notices the cut before or after this change, it reads the database until it listens again.
+    await expect.poll(() => activeOn(b), { timeout: 2_000, interval: 20 }).toEqual(['1.2.0']);
+    await expect.poll(listeners, { timeout: 10_000 }).toBe(2);
+
+    await publish(a, '1.3.0');
+    await expect.poll(() => activeOn(b), { timeout: 2_000, interval: 20 }).toEqual(['1.3.0']);
+  });
+});

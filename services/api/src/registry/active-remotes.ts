@@ -1,0 +1,202 @@
+import { createHash } from 'node:crypto';
+import { EntityManager, MikroORM } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import pg from 'pg';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { RemoteVersion } from './remote-version.entity.js';
+
+/** An active, verifiable version with the settings of its remote: what `/api/remotes` is made of. */
+export interface ActiveRemote {
+  readonly name: string;
+  readonly title: string;
+  readonly path: string;
+  readonly navOrder: number;
+  readonly requiredRoles: readonly string[];
+  readonly version: string;
+  readonly entry: string;
+  readonly integrity: string;
+  readonly manifestIntegrity: string;
+}
+
+/** The active remotes at one moment, with a digest of their content (the same on every replica). */
+export interface ActiveRemotesSnapshot {
+  readonly remotes: readonly ActiveRemote[];
+  readonly digest: string;
+}
+
+/** The PostgreSQL channel every registry write notifies, at its commit. */
+export const REGISTRY_CHANNEL = 'atrium_registry_changed';
+const RECONNECT_MS = { first: 500, max: 30_000 };
+/**
+ * A copy is reloaded after this long even without a notification: the bound on staleness should a listening
+ * connection die without either side noticing for a while (a silent network cut).
+ */
+const MAX_AGE_MS = 30_000;
+
+/**
+ * The registry's active versions, held in memory by each replica so that `/api/remotes` reads no database:
+ * loaded on first use and dropped whenever the registry changes. Every write goes through {@link change}:
+ * one transaction that, on PostgreSQL, also sends `NOTIFY atrium_registry_changed`, delivered to every
+ * replica's listening connection at commit (and never for a rolled-back write). On SQLite there is one
+ * process, so dropping its own copy after the commit is enough.
+ *
+ * Correctness never depends on the notification arriving: while a replica's listening connection is down
+ * (PostgreSQL restarting, a network cut) it reads through to the database on every request, and when the
+ * connection is back it drops its copy, since changes may have been missed meanwhile. A copy older than
+ * {@link MAX_AGE_MS} is reloaded anyway, which bounds how stale a replica can be if its connection dies
+ * unnoticed.
+ */
+@Injectable()
+export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('ActiveRemotes');
+  private cached: Promise<ActiveRemotesSnapshot> | undefined;
+  private cachedAt = 0;
+  private generation = 0;
+  /** Whether changes made elsewhere reach this replica (always on SQLite, a live LISTEN on PostgreSQL). */
+  private listening: boolean;
+  private listener: pg.Client | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly orm: MikroORM,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.listening = config.database.driver === 'sqlite';
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.database.driver === 'postgresql') await this.listen(RECONNECT_MS.first);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  /** The active remotes, in navigation order: from memory while that is known to be current. */
+  get(): Promise<ActiveRemotesSnapshot> {
+    if (!this.listening) return this.load();
+    if (!this.cached || Date.now() - this.cachedAt > MAX_AGE_MS) {
+      const generation = this.generation;
+      const loading = this.load();
+      this.cached = loading;
+      this.cachedAt = Date.now();
+      // A change committed while loading may not be in what was read: keep it only if none came.
+      loading.then(
+        () => {
+          if (this.generation !== generation && this.cached === loading) this.cached = undefined;
+        },
+        () => {
+          if (this.cached === loading) this.cached = undefined;
+        },
+      );
+    }
+    return this.cached;
+  }
+
+  /**
+   * Runs a registry write in one transaction that announces itself to every replica at commit, then drops
+   * this replica's copy. Every write to remotes or their versions goes through here.
+   */
+  async change<T>(em: EntityManager, work: (em: EntityManager) => Promise<T>): Promise<T> {
+    const result = await em.transactional(async (tx) => {
+      const value = await work(tx);
+      if (this.config.database.driver === 'postgresql') {
+        await (tx as SqlEntityManager).execute(`notify ${REGISTRY_CHANNEL}`);
+      }
+      return value;
+    });
+    this.invalidate();
+    return result;
+  }
+
+  private invalidate(): void {
+    this.generation += 1;
+    this.cached = undefined;
+  }
+
+  private async load(): Promise<ActiveRemotesSnapshot> {
+    const active = await this.orm.em
+      .fork()
+      .find(
+        RemoteVersion,
+        { active: true, integrity: { $ne: null }, manifestIntegrity: { $ne: null } },
+        { populate: ['remote'], disableIdentityMap: true },
+      );
+    const remotes = active
+      .flatMap(({ remote, version, manifestUrl, integrity, manifestIntegrity }) =>
+        integrity && manifestIntegrity
+          ? [
+              {
+                name: remote.name,
+                title: remote.title,
+                path: remote.path,
+                navOrder: remote.navOrder,
+                requiredRoles: [...remote.requiredRoles],
+                version,
+                entry: manifestUrl,
+                integrity,
+                manifestIntegrity,
+              },
+            ]
+          : [],
+      )
+      .sort((a, b) => a.navOrder - b.navOrder || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return { remotes, digest: createHash('sha256').update(JSON.stringify(remotes)).digest('base64url') };
+  }
+
+  /** Opens the LISTEN connection; on failure or loss, reads through and tries again with backoff. */
+  private async listen(delay: number): Promise<void> {
+    if (this.closed || this.config.database.driver !== 'postgresql') return;
+    const client = new pg.Client({ connectionString: this.config.database.url });
+    const lost = (error?: Error) => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      this.listening = false;
+      this.invalidate();
+      client.end().catch(() => undefined);
+      if (this.closed) return;
+      this.logger.warn(
+        `lost the registry change notifications${error ? ` (${error.message})` : ''}; reading the database ` +
+          `on every request until they are back`,
+      );
+      this.reconnectTimer = setTimeout(() => void this.listen(RECONNECT_MS.first), delay).unref();
+    };
+    this.listener = client;
+    client.on('notification', () => this.invalidate());
+    client.on('error', lost);
+    client.on('end', () => lost());
+    try {
+      await client.connect();
+      if (this.closed) {
+        await client.end();
+        return;
+      }
+      await client.query(`listen ${REGISTRY_CHANNEL}`);
+      // Whatever changed while nobody listened is not in the copy: start afresh.
+      this.invalidate();
+      this.listening = true;
+    } catch (error) {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      client.end().catch(() => undefined);
+      if (this.closed) return;
+      this.reconnectTimer = setTimeout(
+        () => void this.listen(Math.min(delay * 2, RECONNECT_MS.max)),
+        delay,
+      ).unref();
+      this.logger.warn(
+        `cannot listen for registry changes yet (${error instanceof Error ? error.message : 'unknown error'}); retrying`,
+      );
+    }
+  }
+}
