@@ -109,10 +109,7 @@ async function seedRegistry(em: EntityManager, count: number): Promise<void> {
   const now = new Date();
   const hash = `sha384-${'A'.repeat(64)}`;
   for (let first = 0; first < count; first += 100) {
-    const names = Array.from(
-      { length: Math.min(100, count - first) },
-      (_, index) => `bench${first + index}`,
-    );
+    const names = Array.from({ length: Math.min(100, count - first) }, (_, index) => `bench${first + index}`);
     await em.insertMany(
       Remote,
       names.map((name, index) => ({

@@ -14,7 +14,9 @@ export function useAccountActionsValue(): AccountActions {
   const [lastResult, setLastResult] = useState<AccountActionResult | null>(null);
   useEffect(() => {
     if (!hasAccountActionResult()) return;
-    void import('../auth/account-actions').then((actions) => setLastResult(actions.takeAccountActionResult()));
+    void import('../auth/account-actions').then((actions) =>
+      setLastResult(actions.takeAccountActionResult()),
+    );
   }, []);
   return useMemo<AccountActions>(
     () => ({
