@@ -1,5 +1,6 @@
 import { ModuleFederationPlugin } from '@module-federation/enhanced/rspack';
 import { rspack, type RspackOptions } from '@rspack/core';
+import { ReactRefreshRspackPlugin } from '@rspack/plugin-react-refresh';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -14,8 +15,6 @@ export interface RemoteConfigOptions {
    * its source file, e.g. `{ './Feature': './src/feature.tsx' }`.
    */
   readonly exposes: { readonly './Feature': string };
-  /** Port of `rspack serve` (`npm run dev`); give each remote its own. */
-  readonly devPort: number;
 }
 
 type ModuleFederationOptions = ConstructorParameters<typeof ModuleFederationPlugin>[0];
@@ -28,6 +27,11 @@ export interface RemotePackageInfo {
   /** `atrium.remote`: the Module Federation container name and the registry name. */
   readonly remote: string;
   readonly version: string;
+  /**
+   * `atrium.devPort`: the port of the remote's dev server (`npm run dev`), its own so that several remotes and
+   * the stack (4000, 4100, 3000, 8080, 9000, 1080, 1025) run side by side. Remotes take 5001 and up.
+   */
+  readonly devPort: number;
   /** The versions of the shared singletons the remote was built against. */
   readonly dependencies: Readonly<Record<SharedSingleton, string>>;
 }
@@ -38,7 +42,11 @@ type SharedSingleton = (typeof SHARED_SINGLETONS)[number];
 
 // The container name becomes a JavaScript global (and uniqueName a chunk-loading global), so it must be a
 // plain identifier; the README asks for lowercase letters and digits.
-const REMOTE_NAME = /^[a-z][a-z0-9]*$/;
+export const REMOTE_CONTAINER_NAME = /^[a-z][a-z0-9]*$/;
+export const REMOTE_CONTAINER_NAME_MESSAGE = 'lowercase letters and digits, starting with a letter';
+
+/** The lowest dev-server port a remote may take; below it are the stack's own ports. */
+export const FIRST_REMOTE_DEV_PORT = 5001;
 
 /**
  * Reads and checks the remote's package.json, naming every problem at once so a new remote's mistakes
@@ -49,12 +57,21 @@ export function readRemotePackageInfo(dir: string): RemotePackageInfo {
   const pkg = JSON.parse(readFileSync(file, 'utf8')) as {
     version?: unknown;
     dependencies?: Record<string, unknown>;
-    atrium?: { remote?: unknown };
+    atrium?: { remote?: unknown; devPort?: unknown };
   };
   const problems: string[] = [];
   const remote = pkg.atrium?.remote;
-  if (typeof remote !== 'string' || !REMOTE_NAME.test(remote)) {
-    problems.push(`"atrium.remote" must be lowercase letters and digits, starting with a letter`);
+  if (typeof remote !== 'string' || !REMOTE_CONTAINER_NAME.test(remote)) {
+    problems.push(`"atrium.remote" must be ${REMOTE_CONTAINER_NAME_MESSAGE}`);
+  }
+  const devPort = pkg.atrium?.devPort;
+  if (
+    typeof devPort !== 'number' ||
+    !Number.isInteger(devPort) ||
+    devPort < FIRST_REMOTE_DEV_PORT ||
+    devPort > 65535
+  ) {
+    problems.push(`"atrium.devPort" must be a port from ${FIRST_REMOTE_DEV_PORT} up, of this remote alone`);
   }
   if (typeof pkg.version !== 'string') problems.push(`"version" is missing`);
   const dependencies: Partial<Record<SharedSingleton, string>> = {};
@@ -69,6 +86,7 @@ export function readRemotePackageInfo(dir: string): RemotePackageInfo {
   return {
     remote: remote as string,
     version: pkg.version as string,
+    devPort: devPort as number,
     dependencies: dependencies as Record<SharedSingleton, string>,
   };
 }
@@ -78,7 +96,7 @@ export function readRemotePackageInfo(dir: string): RemotePackageInfo {
  * to ES5 would double the size of our own code), CSS as modules of the bundle, content-hashed file names in
  * production. One definition, so the host and its remotes never drift apart.
  */
-export function bundleDefaults(production: boolean) {
+export function bundleDefaults(production: boolean, { refresh = false }: { refresh?: boolean } = {}) {
   const name = (extension: string) =>
     production ? `[name].[contenthash:8].${extension}` : `[name].${extension}`;
   return {
@@ -99,7 +117,7 @@ export function bundleDefaults(production: boolean) {
             jsc: {
               target: 'es2022',
               parser: { syntax: 'typescript', tsx: true },
-              transform: { react: { runtime: 'automatic', development: !production } },
+              transform: { react: { runtime: 'automatic', development: !production, refresh } },
             },
           },
           type: 'javascript/auto',
@@ -159,7 +177,6 @@ export function remoteFederationOptions(
  * export default defineRemoteConfig({
  *   dir: import.meta.dirname,
  *   exposes: { './Feature': './src/feature.tsx' },
- *   devPort: 4102,
  * });
  * ```
  */
@@ -170,7 +187,9 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
 
   return (_env, argv) => {
     const production = argv.mode !== 'development';
-    const defaults = bundleDefaults(production);
+    // `npm run dev`: React Fast Refresh (components re-render in place, their state kept) when the page's
+    // React supports it; see docs/architecture.md#developing-against-the-live-shell.
+    const defaults = bundleDefaults(production, { refresh: !production });
     return {
       mode: production ? 'production' : 'development',
       target: ['web', 'es2022'],
@@ -201,13 +220,26 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
         }),
         new rspack.DefinePlugin({ __RELEASE_VERSION__: JSON.stringify(releaseVersion) }),
         new ModuleFederationPlugin(remoteFederationOptions(pkg, options.exposes)),
+        ...(production ? [] : [new ReactRefreshRspackPlugin()]),
       ],
-      devServer: {
-        port: options.devPort,
-        host: 'localhost',
-        headers: { 'Access-Control-Allow-Origin': '*' },
-      },
+      devServer: devServerOptions(pkg.devPort),
       performance: { hints: false },
     };
+  };
+}
+
+/**
+ * The remote's dev server: its own port, files readable from the shell's origin, hot updates over a web socket
+ * on the dev server itself (the remote's code runs in the shell's page, so the client must not guess the page's
+ * host), and never a full reload of the shell's page.
+ */
+export function devServerOptions(port: number): NonNullable<RspackOptions['devServer']> {
+  return {
+    port,
+    host: 'localhost',
+    headers: { 'Access-Control-Allow-Origin': '*' },
+    hot: true,
+    liveReload: false,
+    client: { webSocketURL: `ws://localhost:${port}/ws`, overlay: false },
   };
 }
