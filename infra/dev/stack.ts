@@ -20,6 +20,13 @@ import { serveReleaseStore, serveShell, type RunningServer } from './static-serv
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 
+/**
+ * Where the local stack lets developers load a remote's dev build from (`npm run dev --workspace remotes/<name>`
+ * serves on localhost): the API's DEV_OVERRIDE_ORIGINS and the shell's `devOverrides.allowedOrigins`, and so
+ * its Content-Security-Policy. Deployed shells have none unless an operator configures them.
+ */
+const DEV_OVERRIDE_ORIGINS = ['http://localhost:*', 'http://127.0.0.1:*'];
+
 export interface StackOptions {
   /** Where the API keeps its data; SQLite under .data/ unless set. */
   databaseUrl?: string;
@@ -112,6 +119,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       // What the shell calls (behind the proxy when there are replicas): every replica checks DPoP proofs' htu against it.
       API_PUBLIC_URL: `http://localhost:${apiPort}`,
       ALLOWED_REMOTE_ORIGINS: `http://localhost:${releasePort}`,
+      // Developers (role atrium-developer) may load a remote from a dev server on this machine.
+      DEV_OVERRIDE_ORIGINS: DEV_OVERRIDE_ORIGINS.join(','),
     };
     log('api: applying migrations…');
     await run('node', ['dist/database/migrate.js'], { cwd: apiDir, env: apiEnv, quiet: true });
@@ -181,6 +190,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           apiBaseUrl: apiUrl,
           remotesUrl: `${apiUrl}/api/remotes`,
           ...(options.remoteTimeoutMs !== undefined ? { remoteTimeoutMs: options.remoteTimeoutMs } : {}),
+          devOverrides: { allowedOrigins: DEV_OVERRIDE_ORIGINS },
         }),
       },
     });

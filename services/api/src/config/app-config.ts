@@ -38,6 +38,12 @@ export interface AppConfig {
   readonly corsOrigins: readonly string[];
   /** Origins a published remote's manifest URL may live on. */
   readonly allowedRemoteOrigins: readonly string[];
+  /**
+   * Origins (`scheme://host:port` or `scheme://host:*`) whose dev servers a person with the role
+   * atrium-developer may load instead of a remote's active version, in their own session
+   * (`DEV_OVERRIDE_ORIGINS`); empty: dev overrides are off.
+   */
+  readonly devOverrideOrigins: readonly string[];
   readonly logLevel: LogLevel;
   readonly migrateOnBoot: boolean;
 }

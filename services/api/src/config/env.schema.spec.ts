@@ -31,9 +31,20 @@ describe('loadConfig', () => {
       database: { driver: 'sqlite', path: '/srv/atrium/.data/atrium.db' },
       corsOrigins: ['http://localhost:4000'],
       allowedRemoteOrigins: ['http://localhost:4100'],
+      // Off unless configured.
+      devOverrideOrigins: [],
       logLevel: 'log',
       migrateOnBoot: false,
     });
+  });
+
+  it('reads the dev-override origins and names a pattern it cannot use', () => {
+    expect(
+      loadConfig({ DEV_OVERRIDE_ORIGINS: 'http://localhost:*, http://127.0.0.1:*' }).devOverrideOrigins,
+    ).toEqual(['http://localhost:*', 'http://127.0.0.1:*']);
+    expect(() => loadConfig({ DEV_OVERRIDE_ORIGINS: 'http://*.example' })).toThrow(
+      /DEV_OVERRIDE_ORIGINS="http:\/\/\*\.example" is invalid \(not an origin pattern: http:\/\/\*\.example\)/,
+    );
   });
 
   it('treats empty values as unset', () => {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { DEV_OVERRIDE_ORIGIN_PATTERN } from '../dev-overrides/dev-override-origins.js';
 import type { AppConfig, DatabaseTarget } from './app-config.js';
 
 /** Asymmetric JWS algorithms the API can verify; `none` and HMAC (shared secrets) are not on it by design. */
@@ -83,6 +84,12 @@ const HINTS: Record<string, { expected: string; example: string }> = {
     expected: 'a comma-separated list of http(s) origins where remote manifests may live',
     example: 'ALLOWED_REMOTE_ORIGINS=http://localhost:4100',
   },
+  DEV_OVERRIDE_ORIGINS: {
+    expected:
+      'a comma-separated list of origins (scheme://host[:port], or scheme://host:* for any port) whose dev ' +
+      'servers people with the role atrium-developer may load in their own session; unset: overrides are off',
+    example: 'DEV_OVERRIDE_ORIGINS=http://localhost:*,http://127.0.0.1:*',
+  },
   LOG_LEVEL: { expected: `one of ${LOG_LEVELS.join(', ')}`, example: 'LOG_LEVEL=log' },
   DB_MIGRATE_ON_BOOT: { expected: 'true or false', example: 'DB_MIGRATE_ON_BOOT=false' },
 };
@@ -107,6 +114,19 @@ const originList = z.string().transform((value, ctx) => {
     }
   }
   return origins;
+});
+
+const devOverrideOriginList = z.string().transform((value, ctx) => {
+  const patterns = value
+    .split(',')
+    .map((pattern) => pattern.trim())
+    .filter((pattern) => pattern.length > 0);
+  const bad = patterns.filter((pattern) => !DEV_OVERRIDE_ORIGIN_PATTERN.test(pattern));
+  if (bad.length > 0) {
+    ctx.addIssue({ code: 'custom', message: `not an origin pattern: ${bad.join(', ')}` });
+    return z.NEVER;
+  }
+  return patterns;
 });
 
 const origin = originList.refine((origins) => origins.length === 1, 'exactly one origin');
@@ -196,6 +216,8 @@ export const envSchema = z.object({
   DATABASE_URL: databaseUrl.prefault('sqlite:.data/atrium.db'),
   CORS_ORIGINS: originList.default(['http://localhost:4000']),
   ALLOWED_REMOTE_ORIGINS: originList.default(['http://localhost:4100']),
+  // Off unless configured: production never loads a dev server's code unless an operator says so.
+  DEV_OVERRIDE_ORIGINS: devOverrideOriginList.default([]),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('log'),
   DB_MIGRATE_ON_BOOT: booleanFlag.default(false),
 });
@@ -261,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     database,
     corsOrigins: parsed.CORS_ORIGINS,
     allowedRemoteOrigins: parsed.ALLOWED_REMOTE_ORIGINS,
+    devOverrideOrigins: parsed.DEV_OVERRIDE_ORIGINS,
     logLevel: parsed.LOG_LEVEL,
     migrateOnBoot: parsed.DB_MIGRATE_ON_BOOT,
   };

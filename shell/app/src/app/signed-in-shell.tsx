@@ -10,11 +10,12 @@ import {
   type ThemePreference,
 } from '@atrium/sdk';
 import type { UserManager } from 'oidc-client-ts';
-import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useAuth } from 'react-oidc-context';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { createApiAuthorization } from '../auth/api-authorization';
 import { toAtriumUser } from '../auth/oidc';
+import { DEV_OVERRIDE_PARAM, DEV_OVERRIDES_KEY } from '../dev-override/dev-override-keys';
 import type { RuntimeConfig } from '../config/runtime-config';
 import { AppHeader } from '../layout/app-header';
 import { StatusPanel } from '../layout/status-panel';
@@ -25,6 +26,15 @@ import { RemoteSlot } from '../remote-loading/remote-slot';
 import { getRemotes, RemotesListError } from '../remote-loading/remotes-list';
 
 const THEME_CACHE_KEY = 'atrium.theme';
+
+// Dev overrides (dev-override/): their code is a chunk of its own, loaded only when this tab has one or the
+// address asks for one, so the shell's first bundle does not carry it.
+const wantsDevOverride = () =>
+  window.sessionStorage.getItem(DEV_OVERRIDES_KEY) !== null || location.search.includes(DEV_OVERRIDE_PARAM);
+const loadDevOverrides = () => import('../dev-override/dev-override-panel');
+const DevOverridePanel = lazy(() =>
+  loadDevOverrides().then((module) => ({ default: module.DevOverridePanel })),
+);
 
 type RemotesState =
   | { readonly status: 'loading' }
@@ -101,7 +111,17 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
     };
   }, [api, setTheme]);
 
-  const remotes = useRemotes(api, config.remotesUrl);
+  const [devOverride] = useState(wantsDevOverride);
+  // Applied once per page, before any remote loads: activating or resetting an override reloads the page.
+  const [applyDevOverrides] = useState(() =>
+    devOverride && oidcUser
+      ? () =>
+          loadDevOverrides().then((module) =>
+            module.applyDevOverrides(toAtriumUser(oidcUser).roles, config.devOverrides),
+          )
+      : undefined,
+  );
+  const remotes = useRemotes(api, config.remotesUrl, applyDevOverrides);
   const navigate = useCallback(
     (to: string, options?: { replace?: boolean }) => setLocation(to, { replace: options?.replace ?? false }),
     [setLocation],
@@ -120,6 +140,11 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
+      {devOverride && (
+        <Suspense>
+          <DevOverridePanel config={config.devOverrides} />
+        </Suspense>
+      )}
       <AppHeader user={context.user} remotes={remoteList} onSignOut={signOut} />
       <MainContent>
         <Switch>
@@ -179,13 +204,14 @@ function MainContent({ children }: { children: ReactNode }) {
   );
 }
 
-function useRemotes(api: ApiClient, remotesUrl: string) {
+function useRemotes(api: ApiClient, remotesUrl: string, applyDevOverrides?: () => Promise<void>) {
   const [attempt, setAttempt] = useState(0);
   const [state, setState] = useState<RemotesState>({ status: 'loading' });
   useEffect(() => {
     let current = true;
     getRemotes(api, remotesUrl).then(
-      (remotes) => {
+      async (remotes) => {
+        await applyDevOverrides?.();
         if (!current) return;
         registerFeatureRemotes(remotes);
         setState({ status: 'ready', remotes });
@@ -200,7 +226,7 @@ function useRemotes(api: ApiClient, remotesUrl: string) {
     return () => {
       current = false;
     };
-  }, [api, remotesUrl, attempt]);
+  }, [api, remotesUrl, attempt, applyDevOverrides]);
   const retry = useCallback(() => {
     setState({ status: 'loading' });
     setAttempt((value) => value + 1);

@@ -11,6 +11,7 @@ export const ERROR_CATALOGUE = {
   invalid_request: { status: 400, title: 'Invalid authentication request' },
   insufficient_scope: { status: 403, title: 'Insufficient permissions' },
   not_remote_owner: { status: 403, title: 'Not the owner of this remote' },
+  dev_override_refused: { status: 403, title: 'Dev override not allowed' },
   validation_failed: { status: 400, title: 'Request validation failed' },
   malformed_request: { status: 400, title: 'Malformed request' },
   not_found: { status: 404, title: 'Not found' },
