@@ -1,5 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { repoRoot } from '../infra/release/publish-release.ts';
 import { openAs } from './support/keycloak.ts';
 
@@ -79,6 +81,38 @@ test('a developer runs the profile remote from her dev server in this tab only, 
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
   expect(afterReset).toEqual([]);
+});
+
+test('saving a component under the dev server changes the open shell page, without a reload', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await openAs(page, '/profile', 'ada');
+  await page.goto(link('profile', devManifest));
+  await expect(page.getByTestId('dev-override-profile')).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
+  const navigations: string[] = [];
+  page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations.push(frame.url()));
+  await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+
+  const file = join(repoRoot, 'remotes/profile/src/account-page.tsx');
+  const original = readFileSync(file, 'utf8');
+  try {
+    const saved = performance.now();
+    writeFileSync(file, original.replace('<h1>Your account</h1>', '<h1>Your account, hot</h1>'));
+    await expect(page.getByRole('heading', { name: 'Your account, hot' })).toBeVisible({ timeout: 30_000 });
+    // Read by the report, not asserted: speed targets are measured, never tested.
+    console.log(`save_to_page_updated_ms=${Math.round(performance.now() - saved)}`);
+    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(
+      true,
+    );
+    expect(navigations).toEqual([]);
+    await expect(page.getByTestId('dev-override-profile')).toBeVisible();
+  } finally {
+    writeFileSync(file, original);
+  }
+  await page.getByRole('button', { name: 'Reset to the active release' }).click();
+  await expect(page.getByTestId('dev-override')).toHaveCount(0);
 });
 
 test('a person without the developer role gets no override, by link or by writing the session store', async ({

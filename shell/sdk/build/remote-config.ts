@@ -210,7 +210,13 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
         // loads in turn are written into it (SubresourceIntegrityPlugin), and SRI on another origin needs CORS.
         crossOriginLoading: 'anonymous',
       },
-      resolve: defaults.resolve,
+      resolve: production
+        ? defaults.resolve
+        : // `npm run dev` exposes hot-feature.cjs, which renders the real Feature and re-renders it on hot updates
+          {
+            ...defaults.resolve,
+            alias: { 'atrium-remote-feature$': join(options.dir, options.exposes['./Feature']) },
+          },
       module: defaults.module,
       plugins: [
         new rspack.SubresourceIntegrityPlugin({
@@ -219,7 +225,12 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
           htmlPlugin: false,
         }),
         new rspack.DefinePlugin({ __RELEASE_VERSION__: JSON.stringify(releaseVersion) }),
-        new ModuleFederationPlugin(remoteFederationOptions(pkg, options.exposes)),
+        new ModuleFederationPlugin(
+          remoteFederationOptions(
+            pkg,
+            production ? options.exposes : { './Feature': join(import.meta.dirname, 'hot-feature.cjs') },
+          ),
+        ),
         ...(production ? [] : [new ReactRefreshRspackPlugin()]),
       ],
       devServer: devServerOptions(pkg.devPort),
