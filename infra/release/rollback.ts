@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { readRemotePackage, releaseTargetFromEnv } from './publish-release.ts';
 import { activateVersion, getDeployerToken } from './registry-client.ts';
-import { ReleaseError } from './release-error.ts';
+import { exitOnCliError } from './release-error.ts';
 
 const usage = `Usage: npm run rollback --workspace remotes/<name> -- --to <x.y.z>
 
@@ -33,11 +33,5 @@ try {
   });
   console.log(`[rollback] ${remote.name} ${remote.activeVersion ?? 'none'} is live again (next page load)`);
 } catch (error) {
-  if (error instanceof ReleaseError || (error instanceof TypeError && 'code' in error)) {
-    console.error(`[rollback] failed: ${error.message}`);
-    if (!(error instanceof ReleaseError)) console.error(usage);
-  } else {
-    console.error('[rollback] failed unexpectedly:', error);
-  }
-  process.exit(1);
+  exitOnCliError('rollback', error, usage);
 }
