@@ -21,6 +21,8 @@ function reactRefreshes() {
 }
 
 if (module.hot) {
+  // Changes that no component module takes itself (Fast Refresh boundaries) end here instead of being refused.
+  module.hot.accept('atrium-remote-feature', () => undefined);
   let applied = false;
   module.hot.addStatusHandler((status) => {
     if (status === 'apply') applied = true;

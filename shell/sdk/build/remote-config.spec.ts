@@ -30,7 +30,7 @@ describe('defineRemoteConfig', () => {
     expect(config.context).toBe(dir);
     expect(config.devServer).toMatchObject({
       port: 5003,
-      hot: true,
+      hot: 'only',
       liveReload: false,
       client: { webSocketURL: 'ws://localhost:5003/ws' },
       headers: { 'Access-Control-Allow-Origin': '*' },

@@ -249,7 +249,8 @@ export function devServerOptions(port: number): NonNullable<RspackOptions['devSe
     port,
     host: 'localhost',
     headers: { 'Access-Control-Allow-Origin': '*' },
-    hot: true,
+    // Hot updates only: when one cannot be applied, nothing changes, rather than the shell's page reloading.
+    hot: 'only',
     liveReload: false,
     client: { webSocketURL: `ws://localhost:${port}/ws`, overlay: false },
   };
