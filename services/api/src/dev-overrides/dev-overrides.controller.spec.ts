@@ -51,7 +51,7 @@ describe('POST /api/dev-overrides', () => {
     expect(audit.items[0]).toMatchObject({
       actor: 'ada',
       action: 'dev.override.activated',
-      target: 'profile',
+      target: `profile@${devServer}`,
       details: { remote: 'profile', url: devServer },
     });
   });

@@ -57,7 +57,8 @@ export class DevOverridesController {
         {
           actor: user.actor,
           action: 'dev.override.activated',
-          target: body.remote,
+          // As the shell's address names it: <remote>@<dev server>.
+          target: `${body.remote}@${body.url}`,
           details: { remote: body.remote, url: body.url },
         },
         recordedAt,
