@@ -48,6 +48,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
       [
         '/api/admin/remotes',
         '/api/audit',
+        '/api/dev-overrides',
         '/api/health/live',
         '/api/health/ready',
         '/api/me',
