@@ -126,7 +126,7 @@ test('a person without the developer role gets no override, by link or by writin
 
   // Planting the override in the tab's storage (say, through a shared computer) changes nothing either.
   await page.evaluate(
-    (url) => sessionStorage.setItem('atrium.devOverrides', JSON.stringify([{ remote: 'profile', url }])),
+    (url) => sessionStorage.setItem('atrium-dev-override', JSON.stringify([{ remote: 'profile', url }])),
     devManifest,
   );
   await page.goto('/profile');

@@ -2,7 +2,8 @@ import { ModuleFederationPlugin } from '@module-federation/enhanced/rspack';
 import { rspack, type RspackOptions } from '@rspack/core';
 import { ReactRefreshRspackPlugin } from '@rspack/plugin-react-refresh';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 /**
  * What a remote's `rspack.config.ts` says about itself; everything else is the same for every remote.
@@ -96,7 +97,10 @@ export function readRemotePackageInfo(dir: string): RemotePackageInfo {
  * to ES5 would double the size of our own code), CSS as modules of the bundle, content-hashed file names in
  * production. One definition, so the host and its remotes never drift apart.
  */
-export function bundleDefaults(production: boolean, { refresh = false }: { refresh?: boolean } = {}) {
+export function bundleDefaults(
+  production: boolean,
+  { refresh = false, jsxImportSource = 'react' }: { refresh?: boolean; jsxImportSource?: string } = {},
+) {
   const name = (extension: string) =>
     production ? `[name].[contenthash:8].${extension}` : `[name].${extension}`;
   return {
@@ -117,7 +121,14 @@ export function bundleDefaults(production: boolean, { refresh = false }: { refre
             jsc: {
               target: 'es2022',
               parser: { syntax: 'typescript', tsx: true },
-              transform: { react: { runtime: 'automatic', development: !production, refresh } },
+              transform: {
+                react: {
+                  runtime: 'automatic',
+                  development: !production,
+                  refresh,
+                  importSource: jsxImportSource,
+                },
+              },
             },
           },
           type: 'javascript/auto',
@@ -189,7 +200,10 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
     const production = argv.mode !== 'development';
     // `npm run dev`: React Fast Refresh (components re-render in place, their state kept) when the page's
     // React supports it; see docs/architecture.md#developing-against-the-live-shell.
-    const defaults = bundleDefaults(production, { refresh: !production });
+    const defaults = bundleDefaults(production, {
+      refresh: !production,
+      ...(production ? {} : { jsxImportSource: DEV_JSX_SOURCE }),
+    });
     return {
       mode: production ? 'production' : 'development',
       target: ['web', 'es2022'],
@@ -210,13 +224,7 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
         // loads in turn are written into it (SubresourceIntegrityPlugin), and SRI on another origin needs CORS.
         crossOriginLoading: 'anonymous',
       },
-      resolve: production
-        ? defaults.resolve
-        : // `npm run dev` exposes hot-feature.cjs, which renders the real Feature and re-renders it on hot updates
-          {
-            ...defaults.resolve,
-            alias: { 'atrium-remote-feature$': join(options.dir, options.exposes['./Feature']) },
-          },
+      resolve: production ? defaults.resolve : { ...defaults.resolve, alias: devAliases(options) },
       module: defaults.module,
       plugins: [
         new rspack.SubresourceIntegrityPlugin({
@@ -253,5 +261,22 @@ export function devServerOptions(port: number): NonNullable<RspackOptions['devSe
     hot: 'only',
     liveReload: false,
     client: { webSocketURL: `ws://localhost:${port}/ws`, overlay: false },
+  };
+}
+
+/**
+ * What `npm run dev` resolves differently: the exposed `./Feature` is hot-feature.cjs, which renders the real one
+ * (`atrium-remote-feature`) and renders it again after hot updates; JSX goes through dev-jsx-runtime.cjs, which
+ * makes elements the `npm start` shell's production React can render.
+ */
+// Where a dev build's JSX comes from: dev-jsx-runtime.cjs, through the alias below.
+const DEV_JSX_SOURCE = 'atrium-dev-jsx';
+
+function devAliases(options: RemoteConfigOptions): Record<string, string> {
+  const react = dirname(createRequire(import.meta.url).resolve('react/package.json'));
+  return {
+    'atrium-remote-feature$': join(options.dir, options.exposes['./Feature']),
+    [`${DEV_JSX_SOURCE}/jsx-dev-runtime$`]: join(import.meta.dirname, 'dev-jsx-runtime.cjs'),
+    'atrium-jsx-production$': join(react, 'cjs/react-jsx-runtime.production.js'),
   };
 }

@@ -10,12 +10,12 @@ import {
   type ThemePreference,
 } from '@atrium/sdk';
 import type { UserManager } from 'oidc-client-ts';
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useAuth } from 'react-oidc-context';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { createApiAuthorization } from '../auth/api-authorization';
 import { toAtriumUser } from '../auth/oidc';
-import { DEV_OVERRIDE_PARAM, DEV_OVERRIDES_KEY } from '../dev-override/dev-override-keys';
+import { DEV_OVERRIDE_PARAM } from '../dev-override/dev-override-keys';
 import type { RuntimeConfig } from '../config/runtime-config';
 import { AppHeader } from '../layout/app-header';
 import { StatusPanel } from '../layout/status-panel';
@@ -27,14 +27,10 @@ import { getRemotes, RemotesListError } from '../remote-loading/remotes-list';
 
 const THEME_CACHE_KEY = 'atrium.theme';
 
-// Dev overrides (dev-override/): their code is a chunk of its own, loaded only when this tab has one or the
-// address asks for one, so the shell's first bundle does not carry it.
-const wantsDevOverride = () =>
-  window.sessionStorage.getItem(DEV_OVERRIDES_KEY) !== null || location.search.includes(DEV_OVERRIDE_PARAM);
-const loadDevOverrides = () => import('../dev-override/dev-override-panel');
-const DevOverridePanel = lazy(() =>
-  loadDevOverrides().then((module) => ({ default: module.DevOverridePanel })),
-);
+// Dev overrides (dev-override/) are a chunk of their own, loaded only when this tab has one or its address asks
+// for one, so the shell's first bundle does not carry them.
+const wantsDevOverride = (): boolean =>
+  DEV_OVERRIDE_PARAM in sessionStorage || location.search.includes(DEV_OVERRIDE_PARAM);
 
 type RemotesState =
   | { readonly status: 'loading' }
@@ -111,13 +107,12 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
     };
   }, [api, setTheme]);
 
-  const [devOverride] = useState(wantsDevOverride);
-  // Applied once per page, before any remote loads: activating or resetting an override reloads the page.
+  // Applied once per page, before any remote loads (activating or resetting an override reloads the page).
   const [applyDevOverrides] = useState(() =>
-    devOverride && oidcUser
-      ? () =>
-          loadDevOverrides().then((module) =>
-            module.applyDevOverrides(toAtriumUser(oidcUser).roles, config.devOverrides),
+    oidcUser && wantsDevOverride()
+      ? (remotes: readonly RemoteDescriptor[]) =>
+          import('../dev-override/dev-override-panel').then((module) =>
+            module.startDevOverrides(toAtriumUser(oidcUser).roles, config.devOverrides, api, remotes),
           )
       : undefined,
   );
@@ -140,11 +135,6 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      {devOverride && (
-        <Suspense>
-          <DevOverridePanel config={config.devOverrides} />
-        </Suspense>
-      )}
       <AppHeader user={context.user} remotes={remoteList} onSignOut={signOut} />
       <MainContent>
         <Switch>
@@ -204,25 +194,31 @@ function MainContent({ children }: { children: ReactNode }) {
   );
 }
 
-function useRemotes(api: ApiClient, remotesUrl: string, applyDevOverrides?: () => Promise<void>) {
+function useRemotes(
+  api: ApiClient,
+  remotesUrl: string,
+  applyDevOverrides?: (remotes: readonly RemoteDescriptor[]) => Promise<readonly RemoteDescriptor[]>,
+) {
   const [attempt, setAttempt] = useState(0);
   const [state, setState] = useState<RemotesState>({ status: 'loading' });
   useEffect(() => {
     let current = true;
-    getRemotes(api, remotesUrl).then(
-      async (remotes) => {
-        await applyDevOverrides?.();
-        if (!current) return;
-        registerFeatureRemotes(remotes);
-        setState({ status: 'ready', remotes });
-      },
-      (error: unknown) =>
-        current &&
-        setState({
-          status: 'failed',
-          error: error instanceof RemotesListError ? error : new RemotesListError(String(error)),
-        }),
-    );
+    // Without dev overrides, then(undefined) passes the list on as it is.
+    getRemotes(api, remotesUrl)
+      .then(applyDevOverrides)
+      .then(
+        (remotes) => {
+          if (!current) return;
+          registerFeatureRemotes(remotes);
+          setState({ status: 'ready', remotes });
+        },
+        (error: unknown) =>
+          current &&
+          setState({
+            status: 'failed',
+            error: error instanceof RemotesListError ? error : new RemotesListError(String(error)),
+          }),
+      );
     return () => {
       current = false;
     };

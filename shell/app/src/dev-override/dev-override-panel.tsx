@@ -1,5 +1,6 @@
-import { ApiProblemError, useAtrium } from '@atrium/sdk';
+import { ApiProblemError, type ApiClient, type RemoteDescriptor } from '@atrium/sdk';
 import { useEffect, useState } from 'react';
+import { createRoot } from 'react-dom/client';
 import {
   activeDevOverrides,
   clearDevOverrides,
@@ -10,12 +11,31 @@ import {
 } from './dev-override';
 import { DEV_OVERRIDE_PARAM } from './dev-override-keys';
 
-// The shell's one way into this chunk: applied before remotes load, then the banner.
-export { applyDevOverrides } from './dev-override';
+import { applyDevOverrides } from './dev-override';
 
 export interface DevOverridePanelProps {
   /** `devOverrides` of the run-time config, as served. */
   readonly config: unknown;
+  /** The signed-in person's realm roles. */
+  readonly roles: readonly string[];
+  readonly api: ApiClient;
+}
+
+/**
+ * The shell's one way into this chunk, before any remote loads: the registry's list with the active overrides
+ * applied (applyDevOverrides), and the banner, in a root of its own above the shell so that the shell's first
+ * bundle carries none of it.
+ */
+export function startDevOverrides(
+  roles: readonly string[],
+  config: unknown,
+  api: ApiClient,
+  remotes: readonly RemoteDescriptor[],
+): Promise<RemoteDescriptor[]> {
+  const host = document.createElement('div');
+  document.body.prepend(host);
+  createRoot(host).render(<DevOverridePanel config={config} roles={roles} api={api} />);
+  return applyDevOverrides(roles, config, remotes);
 }
 
 type Activation =
@@ -35,19 +55,18 @@ function addressWithoutRequest(): string {
  * of a requested override: checked here (role, allowed origin), then allowed and audited by the API, then kept
  * for this tab's session and applied by reloading the page. A refusal is shown and nothing of the dev server runs.
  */
-export function DevOverridePanel({ config: rawConfig }: DevOverridePanelProps) {
-  const { user, api } = useAtrium();
+export function DevOverridePanel({ config: rawConfig, roles, api }: DevOverridePanelProps) {
   // Fixed for the page's life: activating or resetting reloads it.
   const [{ requested, active }] = useState(() => {
     const config = devOverrideConfig(rawConfig);
     return {
       requested: requestedDevOverride(window.location.search),
-      active: activeDevOverrides(user.roles, config),
+      active: activeDevOverrides(roles, config),
     };
   });
   const [activation, setActivation] = useState<Activation>(() => {
     if (requested === null) return { status: 'none' };
-    const problem = devOverrideProblem(requested, user.roles, devOverrideConfig(rawConfig));
+    const problem = devOverrideProblem(requested, roles, devOverrideConfig(rawConfig));
     return problem === undefined ? { status: 'checking' } : { status: 'refused', reason: problem };
   });
 

@@ -1,6 +1,8 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
-import { devBuilds } from '../remote-loading/federation';
+import type { RemoteDescriptor } from '@atrium/sdk';
+import { createHash } from 'node:crypto';
+import { vi } from 'vitest';
 import {
   activeDevOverrides,
   applyDevOverrides,
@@ -72,7 +74,7 @@ describe('the session store', () => {
   });
 
   it('ignores a store someone filled with something else', () => {
-    window.sessionStorage.setItem('atrium.devOverrides', '{"remote":1');
+    window.sessionStorage.setItem('atrium-dev-override', '{"remote":1');
     expect(activeDevOverrides(developer, config)).toEqual([]);
   });
 });
@@ -103,14 +105,39 @@ describe('devOverrideConfig and applyDevOverrides', () => {
     }
   });
 
-  it("points this page's loader at the dev servers of the overrides that pass, and only those", () => {
+  it('points the overridden remote at its dev server, with the hashes of the files it serves now', async () => {
+    const files: Record<string, string> = {
+      'http://localhost:5001/mf-manifest.json': '{"manifest":1}',
+      'http://localhost:5001/remoteEntry.js': 'var profile = {};',
+    };
+    vi.stubGlobal('fetch', (url: string) => Promise.resolve(new Response(files[url])));
+    const sri = (text: string) => `sha384-${createHash('sha384').update(text).digest('base64')}`;
+    const listed = (name: string): RemoteDescriptor => ({
+      name,
+      title: name,
+      path: `/${name}`,
+      navOrder: 1,
+      version: '1.0.0',
+      entry: `http://localhost:4100/${name}/1.0.0/mf-manifest.json`,
+      integrity: `sha384-${'e'.repeat(64)}`,
+      manifestIntegrity: `sha384-${'m'.repeat(64)}`,
+    });
     storeDevOverride(profile);
     storeDevOverride({ remote: 'admin', url: 'https://evil.example/remoteEntry.js' });
-    applyDevOverrides(developer, config);
-    expect([...devBuilds]).toEqual([['profile', 'http://localhost:5001/remoteEntry.js']]);
-    applyDevOverrides(['atrium-user'], config);
-    expect(devBuilds.size).toBe(0);
-    applyDevOverrides(developer, undefined);
-    expect(devBuilds.size).toBe(0);
+    const [profileEntry, adminEntry] = await applyDevOverrides(developer, config, [
+      listed('profile'),
+      listed('admin'),
+    ]);
+    expect(profileEntry).toMatchObject({
+      entry: 'http://localhost:5001/mf-manifest.json',
+      manifestIntegrity: sri('{"manifest":1}'),
+      integrity: sri('var profile = {};'),
+    });
+    expect(adminEntry).toEqual(listed('admin'));
+    expect(await applyDevOverrides(['atrium-user'], config, [listed('profile')])).toEqual([
+      listed('profile'),
+    ]);
+    expect(await applyDevOverrides(developer, undefined, [listed('profile')])).toEqual([listed('profile')]);
+    vi.unstubAllGlobals();
   });
 });

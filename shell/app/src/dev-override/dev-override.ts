@@ -1,5 +1,5 @@
-import { devBuilds } from '../remote-loading/federation';
-import { DEV_OVERRIDE_PARAM, DEV_OVERRIDES_KEY } from './dev-override-keys';
+import type { RemoteDescriptor } from '@atrium/sdk';
+import { DEV_OVERRIDE_PARAM } from './dev-override-keys';
 
 /**
  * Dev overrides: a developer's browser session loads a remote from a dev server (`npm run dev --workspace
@@ -71,6 +71,11 @@ export function devEntryUrl(override: DevOverride): string {
   return new URL('remoteEntry.js', override.url).href;
 }
 
+/** The dev server's mf-manifest.json. */
+function devManifestUrl(override: DevOverride): string {
+  return new URL('mf-manifest.json', override.url).href;
+}
+
 /** The override the page's address asks for, if any (the dev server prints this address). */
 export function requestedDevOverride(search: string): DevOverride | null {
   const value = new URLSearchParams(search).get(DEV_OVERRIDE_PARAM);
@@ -82,7 +87,7 @@ export function requestedDevOverride(search: string): DevOverride | null {
 /** The overrides stored in this tab's session, as stored (not yet checked). */
 export function storedDevOverrides(): DevOverride[] {
   try {
-    const parsed: unknown = JSON.parse(window.sessionStorage.getItem(DEV_OVERRIDES_KEY) ?? '[]');
+    const parsed: unknown = JSON.parse(window.sessionStorage.getItem(DEV_OVERRIDE_PARAM) ?? '[]');
     return Array.isArray(parsed)
       ? parsed.filter(
           (item): item is DevOverride =>
@@ -104,21 +109,47 @@ export function activeDevOverrides(
 }
 
 /**
- * Makes this page load each active override's dev server instead of its remote's release (before any remote
- * loads); `rawConfig` is `devOverrides` of the run-time config.
+ * The registry's list with each active override's remote pointing at its dev server, before any remote loads
+ * (`rawConfig` is `devOverrides` of the run-time config). A dev build changes at every save, so the registry
+ * cannot vouch for it: the shell hashes the dev server's manifest and remoteEntry.js as it fetches them now, and
+ * the loader then runs them through its usual integrity-checked path (the script runs only with the bytes hashed
+ * here, fetched into the browser's cache the way the script tag requests them).
  */
-export function applyDevOverrides(roles: readonly string[], rawConfig: unknown): void {
-  devBuilds.clear();
-  for (const override of activeDevOverrides(roles, devOverrideConfig(rawConfig))) {
-    devBuilds.set(override.remote, devEntryUrl(override));
+export async function applyDevOverrides(
+  roles: readonly string[],
+  rawConfig: unknown,
+  remotes: readonly RemoteDescriptor[],
+): Promise<RemoteDescriptor[]> {
+  const active = activeDevOverrides(roles, devOverrideConfig(rawConfig));
+  return Promise.all(
+    remotes.map(async (remote) => {
+      const override = active.find((candidate) => candidate.remote === remote.name);
+      if (override === undefined) return remote;
+      const [manifestIntegrity, integrity] = await Promise.all([
+        sha384Of(devManifestUrl(override), 'omit'),
+        sha384Of(devEntryUrl(override), 'same-origin'),
+      ]);
+      return { ...remote, entry: devManifestUrl(override), integrity, manifestIntegrity };
+    }),
+  );
+}
+
+/** SRI sha384 of a file as fetched now (a dev server that does not answer leaves the slot to report it). */
+async function sha384Of(url: string, credentials: RequestCredentials): Promise<string> {
+  try {
+    const response = await fetch(url, { mode: 'cors', credentials, cache: 'reload' });
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-384', await response.arrayBuffer()));
+    return `sha384-${btoa(String.fromCharCode(...digest))}`;
+  } catch {
+    return 'sha384-unreachable';
   }
 }
 
 export function storeDevOverride(override: DevOverride): void {
   const others = storedDevOverrides().filter((stored) => stored.remote !== override.remote);
-  window.sessionStorage.setItem(DEV_OVERRIDES_KEY, JSON.stringify([...others, override]));
+  window.sessionStorage.setItem(DEV_OVERRIDE_PARAM, JSON.stringify([...others, override]));
 }
 
 export function clearDevOverrides(): void {
-  window.sessionStorage.removeItem(DEV_OVERRIDES_KEY);
+  window.sessionStorage.removeItem(DEV_OVERRIDE_PARAM);
 }

@@ -13,12 +13,7 @@ vi.mock('@module-federation/enhanced/runtime', () => runtime);
 const manifests = vi.hoisted(() => ({ verifyRelease: vi.fn() }));
 vi.mock('./release-manifest', () => manifests);
 
-const {
-  releasePinningPlugin: plugin,
-  loadFeature,
-  registerFeatureRemotes,
-  devBuilds,
-} = await import('./federation');
+const { releasePinningPlugin: plugin, loadFeature, registerFeatureRemotes } = await import('./federation');
 
 const STORE = 'http://remotes.test';
 const descriptor = (name: string): RemoteDescriptor => ({
@@ -317,56 +312,5 @@ describe('releasePinningPlugin', () => {
 
     await plugin.beforePreloadRemote!({ preloadOps } as never);
     expect(preloadOps).toEqual([]);
-  });
-});
-
-describe('dev overrides', () => {
-  const devEntry = 'http://localhost:5001/remoteEntry.js';
-  afterEach(() => devBuilds.clear());
-
-  it("loads an overridden remote's dev server entry, without a hash and without asking the registry", async () => {
-    devBuilds.set('signed', devEntry);
-    registerFeatureRemotes([signed]);
-    runtime.loadRemote.mockResolvedValue({ Feature });
-    await expect(loadFeature(signed, options)).resolves.toEqual({ Feature });
-    expect(manifests.verifyRelease).not.toHaveBeenCalled();
-    expect(runtime.registerRemotes).toHaveBeenCalledWith(
-      [{ name: 'signed', entry: devEntry, type: 'global', entryGlobalName: 'signed' }],
-      { force: true },
-    );
-    const loading = plugin.loadEntry!({ remoteInfo: remoteInfo({ entry: devEntry }) } as never);
-    await vi.waitFor(() => expect(scripts).toHaveLength(1));
-    expect(scripts[0]!.src).toBe(devEntry);
-    expect(scripts[0]!.integrity).toBe('');
-    vi.stubGlobal('signed', { init: vi.fn(), get: vi.fn() });
-    scripts[0]!.dispatchEvent(new Event('load'));
-    await loading;
-    vi.unstubAllGlobals();
-  });
-
-  it('keeps every other remote on its verified release, hash and all', async () => {
-    devBuilds.set('other', devEntry);
-    registerFeatureRemotes([signed, descriptor('other')]);
-    runtime.loadRemote.mockResolvedValue({ Feature });
-    await loadFeature(signed, options);
-    expect(manifests.verifyRelease).toHaveBeenCalledWith(signed, { reload: false });
-    const loading = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
-    await vi.waitFor(() => expect(scripts).toHaveLength(1));
-    expect(scripts[0]!.integrity).toBe(signed.integrity);
-    scripts[0]!.dispatchEvent(new Event('error'));
-    await expect(loading).rejects.toThrow();
-  });
-
-  it('verifies the release again once the override is gone', async () => {
-    devBuilds.set('signed', devEntry);
-    registerFeatureRemotes([signed]);
-    runtime.loadRemote.mockResolvedValue({ Feature });
-    await loadFeature(signed, options);
-    devBuilds.clear();
-    await loadFeature(signed, options);
-    expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
-    await expect(plugin.loadEntry!({ remoteInfo: remoteInfo({ entry: devEntry }) } as never)).rejects.toThrow(
-      'is not its verified entry',
-    );
   });
 });

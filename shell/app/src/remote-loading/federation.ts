@@ -15,15 +15,6 @@ type RemoteEntryExports = NonNullable<LoadEntryArgs['remoteEntryExports']>;
 /** The releases the runtime may run, by remote name; a release is added only once verifyRelease passed. */
 const verified = new Map<string, VerifiedRelease>();
 
-/**
- * Dev overrides of this page: remote name → its dev server's remoteEntry.js, run instead of the release and
- * without a hash (a dev build changes at every save). Filled only by dev-override/apply-dev-overrides.ts, for
- * people with the developer role, from allowed origins, after the API recorded it.
- */
-export const devBuilds = new Map<string, string>();
-// Stands for "no hash" in a dev build's release; never a valid SRI hash, so verifyRelease cannot produce it.
-const DEV_BUILD = 'dev-build';
-
 /** Why the runtime must not load `remoteInfo`, or undefined when it is exactly a verified release. */
 function refusal({ name, entry, type, entryGlobalName }: RemoteInfo): string | undefined {
   const release = verified.get(name);
@@ -90,7 +81,7 @@ async function loadContainer(release: VerifiedRelease): Promise<RemoteEntryExpor
     const script = document.createElement('script');
     script.src = release.entryUrl;
     // The browser runs the file only if it has this hash; SRI on another origin needs a CORS request.
-    if (release.integrity !== DEV_BUILD) script.integrity = release.integrity;
+    script.integrity = release.integrity;
     script.crossOrigin = 'anonymous';
     script.async = true;
     script.onload = () => {
@@ -123,17 +114,12 @@ const pinning = new Map<string, { readonly key: string; done: Promise<void> }>()
  * earlier verification of the same release unless `retry`.
  */
 function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
-  const dev = devBuilds.get(remote.name);
-  const key = [remote.entry, remote.integrity, remote.manifestIntegrity, dev].join(' ');
+  const key = [remote.entry, remote.integrity, remote.manifestIntegrity].join(' ');
   const current = pinning.get(remote.name);
   if (!retry && current?.key === key) return current.done;
   verified.delete(remote.name);
   const pin = { key, done: Promise.resolve() };
-  pin.done = (
-    dev === undefined
-      ? verifyRelease(remote, { reload: retry })
-      : Promise.resolve({ name: remote.name, entryUrl: dev, integrity: DEV_BUILD, assets: [] })
-  ).then(async (release) => {
+  pin.done = verifyRelease(remote, { reload: retry }).then(async (release) => {
     if (retry) await refetchIntoCache([release.entryUrl, ...release.assets]);
     if (pinning.get(remote.name) !== pin) return; // superseded by a newer list or a Retry
     verified.set(remote.name, release);
