@@ -49,13 +49,13 @@ export default tseslint.config(
       globals: { ...globals.node },
     },
     rules: {
-      // Named exports only (STYLE.md §13).
+      // Named exports only (docs/style.md §3).
       'no-restricted-syntax': [
         'error',
-        { selector: 'ExportDefaultDeclaration', message: 'Use a named export (STYLE.md §13).' },
+        { selector: 'ExportDefaultDeclaration', message: 'Use a named export (docs/style.md §3).' },
         {
           selector: 'ExportSpecifier[exported.name="default"]',
-          message: 'Use a named export (STYLE.md §13).',
+          message: 'Use a named export (docs/style.md §3).',
         },
       ],
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -72,7 +72,7 @@ export default tseslint.config(
   {
     files: ['remotes/*/**/*.{ts,tsx}'],
     rules: boundary(
-      'A remote may import only @atrium/sdk: never the shell app or another remote (STYLE.md §2).',
+      'A remote may import only @atrium/sdk: never the shell app or another remote (docs/style.md §2).',
       '@atrium/shell',
       '@atrium/shell/*',
       '@atrium/remote-*',
@@ -129,7 +129,7 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
-    files: ['**/*.js', '**/*.mjs'],
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
   },
 );

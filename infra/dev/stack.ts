@@ -21,6 +21,13 @@ import type { components } from '../../shell/sdk/src/generated/api.ts';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 
+/**
+ * Where the local stack lets developers load a remote's dev build from (`npm run dev --workspace remotes/<name>`
+ * serves on localhost): the API's DEV_OVERRIDE_ORIGINS and the shell's `devOverrides.allowedOrigins`, and so
+ * its Content-Security-Policy. Deployed shells have none unless an operator configures them.
+ */
+const DEV_OVERRIDE_ORIGINS = ['http://localhost:*', 'http://127.0.0.1:*'];
+
 export interface StackOptions {
   /** Where the API keeps its data; SQLite under .data/ unless set. */
   databaseUrl?: string;
@@ -119,6 +126,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         process.env.ATRIUM_ACCOUNT_ADMIN_SECRET ??
         'atrium-account-admin-dev-secret',
       KEYCLOAK_EVENTS_POLL_SECONDS: process.env.KEYCLOAK_EVENTS_POLL_SECONDS ?? '5',
+      // Developers (role atrium-developer) may load a remote from a dev server on this machine.
+      DEV_OVERRIDE_ORIGINS: DEV_OVERRIDE_ORIGINS.join(','),
     };
     log('api: applying migrations…');
     await run('node', ['dist/database/migrate.js'], { cwd: apiDir, env: apiEnv, quiet: true });
@@ -188,6 +197,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           apiBaseUrl: apiUrl,
           remotesUrl: `${apiUrl}/api/remotes`,
           ...(options.remoteTimeoutMs !== undefined ? { remoteTimeoutMs: options.remoteTimeoutMs } : {}),
+          devOverrides: { allowedOrigins: DEV_OVERRIDE_ORIGINS },
         }),
       },
     });

@@ -34,7 +34,7 @@ Atrium is running (ready in ${seconds} s). Press Ctrl-C to stop.
   Remotes         ${stack.remotes.map((remote) => `${remote.title} → ${remote.entry}`).join('\n                  ')}
 
   Demo users      alice / alice   (atrium-user)
-                  ada / ada       (atrium-user, atrium-admin)
+                  ada / ada       (atrium-user, atrium-admin, atrium-developer)
 `);
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -155,7 +155,12 @@ export function serveShell(options: {
 }): Promise<RunningServer> {
   const securityHeaders = () => {
     const config = options.documents['/atrium.config.json']?.() as
-      { apiBaseUrl?: string; oidc?: { authority?: string } } | undefined;
+      | {
+          apiBaseUrl?: string;
+          oidc?: { authority?: string };
+          devOverrides?: { allowedOrigins?: readonly string[] };
+        }
+      | undefined;
     if (!config?.apiBaseUrl || !config.oidc?.authority) {
       throw new Error('serveShell needs an /atrium.config.json document with apiBaseUrl and oidc.authority');
     }
@@ -163,6 +168,8 @@ export function serveShell(options: {
       apiUrl: config.apiBaseUrl.replace(/\/+$/, ''),
       authority: config.oidc.authority.replace(/\/+$/, ''),
       remoteOrigins: options.remoteOrigins,
+      // The dev servers the shell's config lets developers load, and only when it names them.
+      devOverrideOrigins: config.devOverrides?.allowedOrigins ?? [],
     });
   };
   securityHeaders(); // fail at start, not on the first request

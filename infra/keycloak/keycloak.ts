@@ -423,7 +423,7 @@ async function main(): Promise<void> {
       `  issuer         ${handle.issuer}`,
       `  discovery      ${handle.issuer}/.well-known/openid-configuration`,
       `  admin console  ${handle.url}/admin  (${admin} / ${password}, set on first start)`,
-      '  demo users     alice / alice (atrium-user), ada / ada (atrium-user, atrium-admin)',
+      '  demo users     alice / alice (atrium-user), ada / ada (atrium-user, atrium-admin, atrium-developer)',
       '  deployer       client atrium-deployer, secret from ATRIUM_DEPLOYER_SECRET (dev default atrium-deployer-dev-secret)',
       '  platform       client atrium-platform, secret from ATRIUM_PLATFORM_SECRET (dev default atrium-platform-dev-secret)',
       handle.reused ? '' : `  pid ${handle.pid}; Ctrl-C stops it.`,

@@ -207,6 +207,7 @@ describe('realm-atrium.json', () => {
       expect(shell.fullScopeAllowed).toBe(false);
       expect(realm.scopeMappings.find((m) => m.client === 'atrium-shell')?.roles.sort()).toEqual([
         'atrium-admin',
+        'atrium-developer',
         'atrium-user',
       ]);
       // basic carries sub; profile: preferred_username, name, given_name; email; roles: realm_access.roles.
@@ -296,6 +297,9 @@ describe('realm-atrium.json', () => {
     expect(alice.realmRoles).toContain('atrium-user');
     expect(alice.realmRoles).not.toContain('atrium-admin');
     expect(ada.realmRoles).toEqual(expect.arrayContaining(['atrium-user', 'atrium-admin']));
+    // Only ada may load dev builds in her session (dev overrides); the cluster's realm import has no people.
+    expect(ada.realmRoles).toContain('atrium-developer');
+    expect(alice.realmRoles).not.toContain('atrium-developer');
     for (const demo of [alice, ada]) {
       // A missing required profile attribute would send the user to an "update profile" page.
       expect(demo.firstName && demo.lastName && demo.email).toBeTruthy();

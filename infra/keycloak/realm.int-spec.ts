@@ -59,10 +59,10 @@ describe('the atrium realm on a real Keycloak', () => {
     await expect(attempt).rejects.toMatchObject({ page: 'token' });
   });
 
-  it('gives ada both Atrium roles and nothing else from the realm', async () => {
+  it('gives ada the Atrium roles and nothing else from the realm', async () => {
     const tokens = await signInWithPassword({ issuer, username: 'ada', password: 'ada' });
     const roles = (decodeJwt(tokens.access_token).payload.realm_access as { roles: string[] }).roles;
-    expect([...roles].sort()).toEqual(['atrium-admin', 'atrium-user']);
+    expect([...roles].sort()).toEqual(['atrium-admin', 'atrium-developer', 'atrium-user']);
   });
 
   it('shows the login form again for a wrong password', async () => {

@@ -139,13 +139,47 @@ export async function registerVersion(options: {
   throw new ReleaseError(`The API answered HTTP ${response.status} to ${url}: ${said}.`);
 }
 
-/** POSTs JSON to the API with a deployer's token; an API that does not answer is explained, not thrown raw. */
-function postToApi(apiUrl: string, path: string, token: string, body: unknown): Promise<Response> {
+/**
+ * Makes an existing version of a remote the one the shell loads (`PUT /api/remotes/{name}/active`): a rollback
+ * when it is older. The deployer must own the remote.
+ */
+export async function activateVersion(options: {
+  apiUrl: string;
+  token: string;
+  remote: string;
+  version: string;
+}): Promise<{ name: string; activeVersion: string | null }> {
+  const apiUrl = options.apiUrl.replace(/\/+$/, '');
+  const path = `/api/remotes/${encodeURIComponent(options.remote)}/active`;
+  const response = await postToApi(apiUrl, path, options.token, { version: options.version }, 'PUT');
+  if (response.ok) return (await response.json()) as { name: string; activeVersion: string | null };
+  const problem = (await response.json().catch(() => ({}))) as Problem;
+  const said = problem.detail ?? problem.title ?? `HTTP ${response.status}`;
+  if (problem.code === 'version_not_found') {
+    throw new ReleaseError(`${said} Name a version that was published (the admin console lists them).`);
+  }
+  if (problem.code === 'not_remote_owner' || problem.code === 'remote_not_found')
+    throw new ReleaseError(said);
+  if (response.status === 400) {
+    const fields = (problem.errors ?? []).map((error) => `${error.field} ${error.message}`);
+    throw new ReleaseError(`The API refused the version: ${fields.length > 0 ? fields.join('; ') : said}.`);
+  }
+  throw new ReleaseError(`The API answered HTTP ${response.status} to PUT ${apiUrl}${path}: ${said}.`);
+}
+
+/** Sends JSON to the API with a deployer's token; an API that does not answer is explained, not thrown raw. */
+function postToApi(
+  apiUrl: string,
+  path: string,
+  token: string,
+  body: unknown,
+  method: 'POST' | 'PUT' = 'POST',
+): Promise<Response> {
   const base = apiUrl.replace(/\/+$/, '');
   return fetchOrExplain(
     `${base}${path}`,
     {
-      method: 'POST',
+      method,
       headers: {
         Authorization: `Bearer ${token}`,
         'Content-Type': 'application/json',

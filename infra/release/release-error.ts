@@ -5,3 +5,17 @@ export class ReleaseError extends Error {
     this.name = 'ReleaseError';
   }
 }
+
+/**
+ * How the release CLIs end on an error: a ReleaseError's message as is, a bad command line (parseArgs' TypeError)
+ * with the usage, anything else as unexpected; exit code 1.
+ */
+export function exitOnCliError(tag: string, error: unknown, usage: string): never {
+  if (error instanceof ReleaseError || (error instanceof TypeError && 'code' in error)) {
+    console.error(`[${tag}] failed: ${error.message}`);
+    if (!(error instanceof ReleaseError)) console.error(usage);
+  } else {
+    console.error(`[${tag}] failed unexpectedly:`, error);
+  }
+  process.exit(1);
+}

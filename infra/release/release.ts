@@ -3,7 +3,7 @@
 // The remote must exist: creating it, and its title, route, roles and owner, are an administrator's.
 import { parseArgs } from 'node:util';
 import { publishRelease, readRemotePackage, releaseTargetFromEnv } from './publish-release.ts';
-import { ReleaseError } from './release-error.ts';
+import { exitOnCliError } from './release-error.ts';
 
 const usage = `Usage: npm run release --workspace remotes/<name> -- [options]
 
@@ -49,11 +49,5 @@ try {
     `[release] done: ${result.remote} ${result.version}${values.activate ? ' is live' : ' published'}`,
   );
 } catch (error) {
-  if (error instanceof ReleaseError || (error instanceof TypeError && 'code' in error)) {
-    console.error(`[release] failed: ${error.message}`);
-    if (!(error instanceof ReleaseError)) console.error(usage);
-  } else {
-    console.error('[release] failed unexpectedly:', error);
-  }
-  process.exit(1);
+  exitOnCliError('release', error, usage);
 }

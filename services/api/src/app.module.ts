@@ -7,6 +7,7 @@ import { ProblemFilter } from './common/errors/problem.filter.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { DevOverridesModule } from './dev-overrides/dev-overrides.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MeModule } from './me/me.module.js';
 import { RegistryModule } from './registry/registry.module.js';
@@ -27,6 +28,7 @@ export class AppModule {
         RegistryModule,
         AuditModule,
         AccountModule,
+        DevOverridesModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },

@@ -53,6 +53,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
         '/api/account/sessions/sign-out-others',
         '/api/admin/remotes',
         '/api/audit',
+        '/api/dev-overrides',
         '/api/health/live',
         '/api/health/ready',
         '/api/me',

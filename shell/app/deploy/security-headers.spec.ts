@@ -70,6 +70,25 @@ describe("the shell's security headers", () => {
     expect(JSON.stringify(policy)).not.toMatch(/unsafe|\*|data:.*script/);
   });
 
+  it('allow dev servers (scripts and hot-update sockets) only where dev overrides are configured', () => {
+    const withDev = directives(
+      shellSecurityHeaders({ ...origins, devOverrideOrigins: ['http://localhost:*'] })[
+        'Content-Security-Policy'
+      ]!,
+    );
+    expect(withDev['script-src']).toEqual([
+      "'self'",
+      'https://releases.test',
+      'https://cdn.test',
+      'http://localhost:*',
+    ]);
+    expect(withDev['connect-src']).toEqual(
+      expect.arrayContaining(['http://localhost:*', 'ws://localhost:*']),
+    );
+    const without = shellSecurityHeaders(origins)['Content-Security-Policy']!;
+    expect(without).not.toContain('localhost');
+  });
+
   it('are the same in the nginx container as in the function (generated block up to date)', () => {
     expect(
       renderNginxConfig(shellTemplate, shellConfig.headers),

@@ -15,6 +15,11 @@ export interface ShellOrigins {
   readonly authority: string;
   /** Where remotes are loaded from (the release store or its CDN): ATRIUM_REMOTE_ORIGINS. */
   readonly remoteOrigins: readonly string[];
+  /**
+   * Dev servers a developer's session may load a remote from (`devOverrides.allowedOrigins` of the run-time
+   * config, e.g. `http://localhost:*`): allowed, with their web sockets for hot updates, only when set.
+   */
+  readonly devOverrideOrigins?: readonly string[];
 }
 
 /**
@@ -22,15 +27,22 @@ export interface ShellOrigins {
  * to the shell, the API, Keycloak's realm and the release origins. The shell has no inline script or style, and
  * remotes' stylesheets come from the release store. Sources with a trailing / match every path below them.
  */
-export function shellContentSecurityPolicy({ apiUrl, authority, remoteOrigins }: ShellOrigins): string {
-  const remotes = remoteOrigins.join(' ');
+export function shellContentSecurityPolicy({
+  apiUrl,
+  authority,
+  remoteOrigins,
+  devOverrideOrigins = [],
+}: ShellOrigins): string {
+  const remotes = [...remoteOrigins, ...devOverrideOrigins].join(' ');
+  const sockets = devOverrideOrigins.map((origin) => origin.replace(/^http/, 'ws'));
+  const connect = [remotes, ...sockets].join(' ');
   return [
     "default-src 'self'",
     `script-src 'self' ${remotes}`,
     `style-src 'self' ${remotes}`,
     `img-src 'self' data: ${remotes}`,
     `font-src 'self' ${remotes}`,
-    `connect-src 'self' ${apiUrl}/ ${authority}/ ${remotes}`,
+    `connect-src 'self' ${apiUrl}/ ${authority}/ ${connect}`,
     "frame-ancestors 'none'",
     "base-uri 'self'",
     "object-src 'none'",

@@ -19,22 +19,28 @@ const leavePackage = {
   name: '@atrium/remote-time-off',
   version: '1.2.0',
   dependencies: { '@atrium/sdk': '0.1.0', react: '19.3.1', 'react-dom': '19.3.1' },
-  atrium: { remote: 'leave', title: 'Time off', route: '/time-off' },
+  atrium: { remote: 'leave', title: 'Time off', route: '/time-off', devPort: 5003 },
 };
 const exposes = { './Feature': './src/feature.tsx' } as const;
 
 describe('defineRemoteConfig', () => {
   it('names the container and its chunk-loading global after atrium.remote in package.json', () => {
     writePackage(leavePackage);
-    const config = defineRemoteConfig({ dir, exposes, devPort: 4102 })({}, { mode: 'production' });
+    const config = defineRemoteConfig({ dir, exposes })({}, { mode: 'production' });
     expect(config.output?.uniqueName).toBe('atrium_leave');
     expect(config.context).toBe(dir);
-    expect(config.devServer).toMatchObject({ port: 4102, headers: { 'Access-Control-Allow-Origin': '*' } });
+    expect(config.devServer).toMatchObject({
+      port: 5003,
+      hot: 'only',
+      liveReload: false,
+      client: { webSocketURL: 'ws://localhost:5003/ws' },
+      headers: { 'Access-Control-Allow-Origin': '*' },
+    });
   });
 
   it('builds production files with content hashes and integrity into dist/, development files without', () => {
     writePackage(leavePackage);
-    const define = defineRemoteConfig({ dir, exposes, devPort: 4102 });
+    const define = defineRemoteConfig({ dir, exposes });
     const production = define({}, { mode: 'production' });
     const development = define({}, { mode: 'development' });
     expect(production.output).toMatchObject({
@@ -46,12 +52,16 @@ describe('defineRemoteConfig', () => {
     expect(production.devtool).toBe(false);
     expect(development.mode).toBe('development');
     expect(development.output?.filename).toBe('[name].js');
+    const pluginNames = (config: typeof production) =>
+      config.plugins?.map((plugin) => plugin?.constructor.name);
+    expect(pluginNames(development)).toContain('ReactRefreshRspackPlugin');
+    expect(pluginNames(production)).not.toContain('ReactRefreshRspackPlugin');
   });
 
   it('writes into ATRIUM_BUILD_DIR when the release CLI sets it', () => {
     writePackage(leavePackage);
     vi.stubEnv('ATRIUM_BUILD_DIR', join(dir, 'release'));
-    const config = defineRemoteConfig({ dir, exposes, devPort: 4102 })({}, { mode: 'production' });
+    const config = defineRemoteConfig({ dir, exposes })({}, { mode: 'production' });
     expect(config.output?.path).toBe(join(dir, 'release'));
   });
 });
@@ -76,10 +86,11 @@ describe('remoteFederationOptions', () => {
 
 describe('readRemotePackageInfo', () => {
   it('names every problem of a package.json that cannot be built as a remote', () => {
-    writePackage({ atrium: { remote: 'time-off' }, dependencies: { react: '19.3.1' } });
+    writePackage({ atrium: { remote: 'time-off', devPort: 4100 }, dependencies: { react: '19.3.1' } });
     const read = () => readRemotePackageInfo(dir);
     // The registry's sentence, word for word (remote-rules.ts).
     expect(read).toThrow(`"atrium.remote" ${REMOTE_NAME_RULE}`);
+    expect(read).toThrow(/"atrium\.devPort" must be a port from 5001 up/);
     expect(read).toThrow(/"version" is missing/);
     expect(read).toThrow(/must list react-dom/);
     expect(read).toThrow(/must list @atrium\/sdk/);

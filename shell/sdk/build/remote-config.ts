@@ -1,7 +1,9 @@
 import { ModuleFederationPlugin } from '@module-federation/enhanced/rspack';
 import { rspack, type RspackOptions } from '@rspack/core';
+import { ReactRefreshRspackPlugin } from '@rspack/plugin-react-refresh';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { remoteNameProblem } from '../src/generated/remote-rules.ts';
 import { PrecompressPlugin } from './precompress.ts';
 
@@ -16,8 +18,6 @@ export interface RemoteConfigOptions {
    * its source file, e.g. `{ './Feature': './src/feature.tsx' }`.
    */
   readonly exposes: { readonly './Feature': string };
-  /** Port of `rspack serve` (`npm run dev`); give each remote its own. */
-  readonly devPort: number;
 }
 
 type ModuleFederationOptions = ConstructorParameters<typeof ModuleFederationPlugin>[0];
@@ -30,6 +30,11 @@ export interface RemotePackageInfo {
   /** `atrium.remote`: the Module Federation container name and the registry name. */
   readonly remote: string;
   readonly version: string;
+  /**
+   * `atrium.devPort`: the port of the remote's dev server (`npm run dev`), its own so that several remotes and
+   * the stack (4000, 4100, 3000, 8080, 9000, 1080, 1025) run side by side. Remotes take 5001 and up.
+   */
+  readonly devPort: number;
   /** The versions of the shared singletons the remote was built against. */
   readonly dependencies: Readonly<Record<SharedSingleton, string>>;
 }
@@ -37,6 +42,9 @@ export interface RemotePackageInfo {
 /** The libraries the shell provides to every remote as singletons. */
 export const SHARED_SINGLETONS = ['react', 'react-dom', '@atrium/sdk'] as const;
 type SharedSingleton = (typeof SHARED_SINGLETONS)[number];
+
+/** The lowest dev-server port a remote may take; below it are the stack's own ports. */
+export const FIRST_REMOTE_DEV_PORT = 5001;
 
 /**
  * Reads and checks the remote's package.json, naming every problem at once so a new remote's mistakes
@@ -47,7 +55,7 @@ export function readRemotePackageInfo(dir: string): RemotePackageInfo {
   const pkg = JSON.parse(readFileSync(file, 'utf8')) as {
     version?: unknown;
     dependencies?: Record<string, unknown>;
-    atrium?: { remote?: unknown };
+    atrium?: { remote?: unknown; devPort?: unknown };
   };
   const problems: string[] = [];
   const remote = pkg.atrium?.remote;
@@ -55,6 +63,15 @@ export function readRemotePackageInfo(dir: string): RemotePackageInfo {
   // the registry, the release CLI and the shell also apply (remote-rules.ts).
   const nameProblem = remoteNameProblem(remote);
   if (nameProblem) problems.push(`"atrium.remote" ${nameProblem}`);
+  const devPort = pkg.atrium?.devPort;
+  if (
+    typeof devPort !== 'number' ||
+    !Number.isInteger(devPort) ||
+    devPort < FIRST_REMOTE_DEV_PORT ||
+    devPort > 65535
+  ) {
+    problems.push(`"atrium.devPort" must be a port from ${FIRST_REMOTE_DEV_PORT} up, of this remote alone`);
+  }
   if (typeof pkg.version !== 'string') problems.push(`"version" is missing`);
   const dependencies: Partial<Record<SharedSingleton, string>> = {};
   for (const name of SHARED_SINGLETONS) {
@@ -68,6 +85,7 @@ export function readRemotePackageInfo(dir: string): RemotePackageInfo {
   return {
     remote: remote as string,
     version: pkg.version as string,
+    devPort: devPort as number,
     dependencies: dependencies as Record<SharedSingleton, string>,
   };
 }
@@ -77,7 +95,10 @@ export function readRemotePackageInfo(dir: string): RemotePackageInfo {
  * to ES5 would double the size of our own code), CSS as modules of the bundle, content-hashed file names in
  * production. One definition, so the host and its remotes never drift apart.
  */
-export function bundleDefaults(production: boolean) {
+export function bundleDefaults(
+  production: boolean,
+  { refresh = false, jsxImportSource = 'react' }: { refresh?: boolean; jsxImportSource?: string } = {},
+) {
   const name = (extension: string) =>
     production ? `[name].[contenthash:8].${extension}` : `[name].${extension}`;
   return {
@@ -100,7 +121,14 @@ export function bundleDefaults(production: boolean) {
             jsc: {
               target: 'es2022',
               parser: { syntax: 'typescript', tsx: true },
-              transform: { react: { runtime: 'automatic', development: !production } },
+              transform: {
+                react: {
+                  runtime: 'automatic',
+                  development: !production,
+                  refresh,
+                  importSource: jsxImportSource,
+                },
+              },
             },
           },
           type: 'javascript/auto',
@@ -161,7 +189,6 @@ export function remoteFederationOptions(
  * export default defineRemoteConfig({
  *   dir: import.meta.dirname,
  *   exposes: { './Feature': './src/feature.tsx' },
- *   devPort: 4102,
  * });
  * ```
  */
@@ -172,7 +199,12 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
 
   return (_env, argv) => {
     const production = argv.mode !== 'development';
-    const defaults = bundleDefaults(production);
+    // `npm run dev`: React Fast Refresh (components re-render in place, their state kept) when the page's
+    // React supports it; see docs/architecture.md#developing-against-the-live-shell.
+    const defaults = bundleDefaults(production, {
+      refresh: !production,
+      ...(production ? {} : { jsxImportSource: DEV_JSX_SOURCE }),
+    });
     return {
       mode: production ? 'production' : 'development',
       target: ['web', 'es2022'],
@@ -193,7 +225,7 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
         // loads in turn are written into it (SubresourceIntegrityPlugin), and SRI on another origin needs CORS.
         crossOriginLoading: 'anonymous',
       },
-      resolve: defaults.resolve,
+      resolve: production ? defaults.resolve : { ...defaults.resolve, alias: devAliases(options) },
       module: defaults.module,
       plugins: [
         new rspack.SubresourceIntegrityPlugin({
@@ -202,15 +234,51 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
           htmlPlugin: false,
         }),
         new rspack.DefinePlugin({ __RELEASE_VERSION__: JSON.stringify(releaseVersion) }),
-        new ModuleFederationPlugin(remoteFederationOptions(pkg, options.exposes)),
+        new ModuleFederationPlugin(
+          remoteFederationOptions(
+            pkg,
+            production ? options.exposes : { './Feature': join(import.meta.dirname, 'hot-feature.cjs') },
+          ),
+        ),
         ...defaults.plugins,
+        ...(production ? [] : [new ReactRefreshRspackPlugin()]),
       ],
-      devServer: {
-        port: options.devPort,
-        host: 'localhost',
-        headers: { 'Access-Control-Allow-Origin': '*' },
-      },
+      devServer: devServerOptions(pkg.devPort),
       performance: { hints: false },
     };
+  };
+}
+
+/**
+ * The remote's dev server: its own port, files readable from the shell's origin, hot updates over a web socket
+ * on the dev server itself (the remote's code runs in the shell's page, so the client must not guess the page's
+ * host), and never a full reload of the shell's page.
+ */
+export function devServerOptions(port: number): NonNullable<RspackOptions['devServer']> {
+  return {
+    port,
+    host: 'localhost',
+    headers: { 'Access-Control-Allow-Origin': '*' },
+    // Hot updates only: when one cannot be applied, nothing changes, rather than the shell's page reloading.
+    hot: 'only',
+    liveReload: false,
+    client: { webSocketURL: `ws://localhost:${port}/ws`, overlay: false },
+  };
+}
+
+/**
+ * What `npm run dev` resolves differently: the exposed `./Feature` is hot-feature.cjs, which renders the real one
+ * (`atrium-remote-feature`) and renders it again after hot updates; JSX goes through dev-jsx-runtime.cjs, which
+ * makes elements the `npm start` shell's production React can render.
+ */
+// Where a dev build's JSX comes from: dev-jsx-runtime.cjs, through the alias below.
+const DEV_JSX_SOURCE = 'atrium-dev-jsx';
+
+function devAliases(options: RemoteConfigOptions): Record<string, string> {
+  const react = dirname(createRequire(import.meta.url).resolve('react/package.json'));
+  return {
+    'atrium-remote-feature$': join(options.dir, options.exposes['./Feature']),
+    [`${DEV_JSX_SOURCE}/jsx-dev-runtime$`]: join(import.meta.dirname, 'dev-jsx-runtime.cjs'),
+    'atrium-jsx-production$': join(react, 'cjs/react-jsx-runtime.production.js'),
   };
 }

@@ -56,6 +56,12 @@ export interface AppConfig {
   /** Clients (`azp`) whose people may manage their own account (`ACCOUNT_CLIENTS`, default the shell). */
   readonly accountClients: readonly string[];
   readonly keycloakAdmin: KeycloakAdminConfig;
+  /**
+   * Origins (`scheme://host:port` or `scheme://host:*`) whose dev servers a person with the role
+   * atrium-developer may load instead of a remote's active version, in their own session
+   * (`DEV_OVERRIDE_ORIGINS`); empty: dev overrides are off.
+   */
+  readonly devOverrideOrigins: readonly string[];
   readonly logLevel: LogLevel;
   readonly migrateOnBoot: boolean;
 }

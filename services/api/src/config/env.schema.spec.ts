@@ -40,6 +40,8 @@ describe('loadConfig', () => {
         adminUrl: 'http://localhost:8080/admin/realms/atrium',
         eventsPollSeconds: 15,
       },
+      // Off unless configured.
+      devOverrideOrigins: [],
       logLevel: 'log',
       migrateOnBoot: false,
     });
@@ -58,6 +60,15 @@ describe('loadConfig', () => {
       expect.stringMatching(/^KEYCLOAK_ADMIN_URL=/),
       expect.stringMatching(/^KEYCLOAK_EVENTS_POLL_SECONDS=/),
     ]);
+  });
+
+  it('reads the dev-override origins and names a pattern it cannot use', () => {
+    expect(
+      loadConfig({ DEV_OVERRIDE_ORIGINS: 'http://localhost:*, http://127.0.0.1:*' }).devOverrideOrigins,
+    ).toEqual(['http://localhost:*', 'http://127.0.0.1:*']);
+    expect(() => loadConfig({ DEV_OVERRIDE_ORIGINS: 'http://*.example' })).toThrow(
+      /DEV_OVERRIDE_ORIGINS="http:\/\/\*\.example" is invalid \(not an origin pattern: http:\/\/\*\.example\)/,
+    );
   });
 
   it('treats empty values as unset', () => {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { DEV_OVERRIDE_ORIGIN_PATTERN } from '../dev-overrides/dev-override-origins.js';
 import type { AppConfig, DatabaseTarget } from './app-config.js';
 
 /** Asymmetric JWS algorithms the API can verify; `none` and HMAC (shared secrets) are not on it by design. */
@@ -110,6 +111,12 @@ const HINTS: Record<string, { expected: string; example: string }> = {
       "an integer between 0 and 3600 (how often Keycloak's events are copied to the audit log; 0 = never)",
     example: 'KEYCLOAK_EVENTS_POLL_SECONDS=15',
   },
+  DEV_OVERRIDE_ORIGINS: {
+    expected:
+      'a comma-separated list of origins (scheme://host[:port], or scheme://host:* for any port) whose dev ' +
+      'servers people with the role atrium-developer may load in their own session; unset: overrides are off',
+    example: 'DEV_OVERRIDE_ORIGINS=http://localhost:*,http://127.0.0.1:*',
+  },
   LOG_LEVEL: { expected: `one of ${LOG_LEVELS.join(', ')}`, example: 'LOG_LEVEL=log' },
   DB_MIGRATE_ON_BOOT: { expected: 'true or false', example: 'DB_MIGRATE_ON_BOOT=false' },
 };
@@ -134,6 +141,19 @@ const originList = z.string().transform((value, ctx) => {
     }
   }
   return origins;
+});
+
+const devOverrideOriginList = z.string().transform((value, ctx) => {
+  const patterns = value
+    .split(',')
+    .map((pattern) => pattern.trim())
+    .filter((pattern) => pattern.length > 0);
+  const bad = patterns.filter((pattern) => !DEV_OVERRIDE_ORIGIN_PATTERN.test(pattern));
+  if (bad.length > 0) {
+    ctx.addIssue({ code: 'custom', message: `not an origin pattern: ${bad.join(', ')}` });
+    return z.NEVER;
+  }
+  return patterns;
 });
 
 const origin = originList.refine((origins) => origins.length === 1, 'exactly one origin');
@@ -229,6 +249,8 @@ export const envSchema = z.object({
   KEYCLOAK_ADMIN_CLIENT_SECRET: z.string().min(1).default('atrium-account-admin-dev-secret'),
   KEYCLOAK_ADMIN_URL: httpUrl.refine((value) => !value.endsWith('/'), 'remove the trailing slash').optional(),
   KEYCLOAK_EVENTS_POLL_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
+  // Off unless configured: production never loads a dev server's code unless an operator says so.
+  DEV_OVERRIDE_ORIGINS: devOverrideOriginList.default([]),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('log'),
   DB_MIGRATE_ON_BOOT: booleanFlag.default(false),
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(365),
@@ -307,6 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       adminUrl: parsed.KEYCLOAK_ADMIN_URL ?? realmUrl.replace(/\/realms\/([^/]+)$/, '/admin/realms/$1'),
       eventsPollSeconds: parsed.KEYCLOAK_EVENTS_POLL_SECONDS,
     },
+    devOverrideOrigins: parsed.DEV_OVERRIDE_ORIGINS,
     logLevel: parsed.LOG_LEVEL,
     migrateOnBoot: parsed.DB_MIGRATE_ON_BOOT,
   };

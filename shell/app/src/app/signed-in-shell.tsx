@@ -7,8 +7,9 @@ import {
 } from '@atrium/sdk';
 import { useAsyncResource } from '@atrium/sdk/ui';
 import type { UserManager } from 'oidc-client-ts';
-import { useCallback, useEffect, useMemo } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useLocation } from 'wouter';
+import { DEV_OVERRIDE_PARAM } from '../dev-override/dev-override-keys';
 import type { RuntimeConfig } from '../config/runtime-config';
 import { AppHeader } from '../layout/app-header';
 import { MainContent } from '../layout/main-content';
@@ -18,6 +19,11 @@ import { useAccountActionsValue } from './account-actions';
 import { AppRoutes } from './routes';
 import { useSession } from './session';
 import { useThemePreference } from './theme';
+
+// Dev overrides (dev-override/) are a chunk of their own, loaded only when this tab has one or its address asks
+// for one, so the shell's first bundle does not carry them.
+const wantsDevOverride = (): boolean =>
+  DEV_OVERRIDE_PARAM in sessionStorage || location.search.includes(DEV_OVERRIDE_PARAM);
 
 export interface SignedInShellProps {
   readonly config: RuntimeConfig;
@@ -37,7 +43,16 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   });
   const { theme, setTheme } = useThemePreference(api);
   const accountActions = useAccountActionsValue();
-  const remotes = useRemotes(api, config.remotesUrl);
+  // Applied once per page, before any remote loads (activating or resetting an override reloads the page).
+  const [applyDevOverrides] = useState(() =>
+    user && wantsDevOverride()
+      ? (remotes: readonly RemoteDescriptor[]) =>
+          import('../dev-override/dev-override-panel').then((module) =>
+            module.startDevOverrides(user.roles, config.devOverrides, api, remotes),
+          )
+      : undefined,
+  );
+  const remotes = useRemotes(api, config.remotesUrl, applyDevOverrides);
   const [location, setLocation] = useLocation();
   const navigate = useCallback(
     (to: string, options?: { replace?: boolean }) => setLocation(to, { replace: options?.replace ?? false }),
@@ -74,15 +89,23 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   );
 }
 
-/** The registry's list of remotes for this person, registered with the federation runtime as it arrives. */
-function useRemotes(api: ApiClient, remotesUrl: string) {
+/**
+ * The registry's list of remotes for this person, with this tab's dev overrides applied if it has any,
+ * registered with the federation runtime as it arrives.
+ */
+function useRemotes(
+  api: ApiClient,
+  remotesUrl: string,
+  applyDevOverrides?: (remotes: readonly RemoteDescriptor[]) => Promise<readonly RemoteDescriptor[]>,
+) {
   const load = useCallback(
     async (signal: AbortSignal): Promise<readonly RemoteDescriptor[]> => {
-      const remotes = await getRemotes(api, remotesUrl, signal);
+      const listed = await getRemotes(api, remotesUrl, signal);
+      const remotes = applyDevOverrides ? await applyDevOverrides(listed) : listed;
       if (!signal.aborted) registerFeatureRemotes(remotes);
       return remotes;
     },
-    [api, remotesUrl],
+    [api, remotesUrl, applyDevOverrides],
   );
   return useAsyncResource(load);
 }

@@ -28,6 +28,7 @@ describe('parseRuntimeConfig', () => {
       apiBaseUrl: 'http://localhost:3000',
       remotesUrl: 'http://localhost:3000/api/remotes',
       remoteTimeoutMs: 10_000,
+      devOverrides: undefined,
     });
   });
 

@@ -16,6 +16,12 @@ export interface RuntimeConfig {
   readonly remotesUrl: string;
   /** How long one remote may take to load before its slot shows a fallback; defaults to 10 s. */
   readonly remoteTimeoutMs: number;
+  /**
+   * Dev overrides, `{ "allowedOrigins": ["http://localhost:*"] }`; absent (the default, and production's unless
+   * configured) they are off. Checked by the lazily loaded dev-override code that alone uses it
+   * (dev-override/dev-override.ts), so the shell's first bundle does not carry its rules.
+   */
+  readonly devOverrides?: unknown;
 }
 
 export const DEFAULT_REMOTE_TIMEOUT_MS = 10_000;
@@ -85,6 +91,7 @@ export function parseRuntimeConfig(raw: unknown): RuntimeConfig {
     apiBaseUrl,
     remotesUrl,
     remoteTimeoutMs: remoteTimeoutMs as number,
+    devOverrides: root.devOverrides,
   };
 }
 

@@ -171,6 +171,23 @@ export class NotRemoteOwnerError extends DomainError {
   }
 }
 
+/**
+ * A dev override the API does not allow: overrides are off here (no DEV_OVERRIDE_ORIGINS), or the dev server's
+ * origin is not one of them. (Without the role atrium-developer the caller gets insufficient_scope first.)
+ */
+export class DevOverrideRefusedError extends DomainError {
+  readonly code = 'dev_override_refused';
+  override readonly extensions: Readonly<Record<string, unknown>>;
+  constructor(url: string, allowedOrigins: readonly string[]) {
+    super(
+      allowedOrigins.length === 0
+        ? 'Dev overrides are off on this deployment (DEV_OVERRIDE_ORIGINS is not set).'
+        : `${url} is not on an origin dev overrides may load from (allowed: ${allowedOrigins.join(', ')}).`,
+    );
+    this.extensions = { allowedOrigins };
+  }
+}
+
 /** The remote exists but has no such version. */
 export class VersionNotFoundError extends DomainError {
   readonly code = 'version_not_found';

@@ -41,6 +41,11 @@ export const ERROR_CATALOGUE = {
     title: 'Not the owner of this remote',
     example: 'Remote "profile" is owned by atrium-deployer; only that client may publish its versions.',
   },
+  dev_override_refused: {
+    status: 403,
+    title: 'Dev override not allowed',
+    example: 'Dev overrides are off on this deployment (DEV_OVERRIDE_ORIGINS is not set).',
+  },
   personal_session_required: {
     status: 403,
     title: 'A personal session is required',

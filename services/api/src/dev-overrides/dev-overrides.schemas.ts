@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { remoteNameSchema } from '../registry/registry.schemas.js';
+
+/** Body of `POST /api/dev-overrides`: which remote a developer's session loads from which dev server. */
+export const devOverrideSchema = z
+  .strictObject({
+    remote: remoteNameSchema,
+    url: z
+      .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
+      .max(2048, 'must be at most 2048 characters')
+      .refine(
+        (value) => /\/(?:remoteEntry\.js|mf-manifest\.json)$/.test(new URL(value).pathname),
+        "must be a dev server's remoteEntry.js or mf-manifest.json",
+      )
+      .meta({ description: "URL of the dev server's remoteEntry.js or mf-manifest.json" }),
+  })
+  .meta({ id: 'DevOverride' });
+
+export type DevOverride = z.output<typeof devOverrideSchema>;
+
+export const devOverrideRecordSchema = z
+  .object({ remote: z.string(), url: z.string(), actor: z.string(), recordedAt: z.string() })
+  .meta({ id: 'DevOverrideRecord' });
+
+export interface DevOverrideRecord {
+  remote: string;
+  url: string;
+  actor: string;
+  recordedAt: string;
+}
