@@ -55,6 +55,9 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
         '/api/remotes',
         '/api/remotes/{name}',
         '/api/remotes/{name}/active',
+        '/api/remotes/{name}/rollout',
+        '/api/remotes/{name}/rollout/abort',
+        '/api/remotes/{name}/rollout/promote',
         '/api/remotes/{name}/versions',
       ].sort(),
     );

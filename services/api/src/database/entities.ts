@@ -1,7 +1,8 @@
 import { AuditEvent } from '../audit/audit-event.entity.js';
 import { UserProfile } from '../me/user-profile.entity.js';
+import { RemoteRollout } from '../registry/rollout.entity.js';
 import { RemoteVersion } from '../registry/remote-version.entity.js';
 import { Remote } from '../registry/remote.entity.js';
 
 /** Every entity the ORM knows; migrations are generated from this list. */
-export const ENTITIES = [UserProfile, Remote, RemoteVersion, AuditEvent];
+export const ENTITIES = [UserProfile, Remote, RemoteVersion, RemoteRollout, AuditEvent];

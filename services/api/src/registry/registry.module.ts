@@ -2,6 +2,13 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module.js';
 import { RegistryController } from './registry.controller.js';
 import { RegistryService } from './registry.service.js';
+import { RolloutController } from './rollout.controller.js';
+import { RolloutService } from './rollout.service.js';
 
-@Module({ imports: [AuditModule], controllers: [RegistryController], providers: [RegistryService] })
+@Module({
+  imports: [AuditModule],
+  controllers: [RegistryController, RolloutController],
+  providers: [RegistryService, RolloutService],
+  exports: [RolloutService],
+})
 export class RegistryModule {}

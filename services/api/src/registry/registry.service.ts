@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager, LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { EntityManager, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { AuditService } from '../audit/audit.service.js';
 import {
-  InsufficientScopeError,
   NotRemoteOwnerError,
   PathInUseError,
   RemoteExistsError,
@@ -21,9 +20,12 @@ import {
   type PublishVersion,
   type UpdateRemote,
 } from './registry.schemas.js';
-import { ADMIN_ROLE, PUBLISHER_ROLE } from './registry.roles.js';
+import { assertMayDeploy, requireDeployRole } from './registry.roles.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
+import { inCanary } from './cohort.js';
+import { RemoteRollout } from './rollout.entity.js';
+import { lockRemote, makeActive } from './version-switch.js';
 
 /** A remote as administrators and publishers see it. */
 export interface RemoteDetail {
@@ -81,17 +83,26 @@ export class RegistryService {
   ) {}
 
   /**
-   * Active versions of the remotes whose required roles the caller all holds, in navigation order. A
-   * version without both integrity hashes (registered before they were required) is left out: the shell
-   * could not check what it loads.
+   * The version of each remote whose required roles the caller all holds, in navigation order: the active
+   * (stable) version, or the running canary's when the caller is in its audience (cohort.ts: decided here from
+   * the verified token's `sub` and roles, never by the browser). A version without both integrity hashes
+   * (registered before they were required) is left out: the shell could not check what it loads.
    */
   async listForUser(user: AuthenticatedUser): Promise<RemoteEntry[]> {
-    const active = await this.em.find(
-      RemoteVersion,
-      { active: true, integrity: { $ne: null }, manifestIntegrity: { $ne: null } },
-      { populate: ['remote'] },
+    const [active, canaries] = await Promise.all([
+      this.em.find(RemoteVersion, { active: true }, { populate: ['remote'] }),
+      this.em.find(RemoteRollout, { state: 'running' }),
+    ]);
+    const mine = canaries.filter((canary) => inCanary(canary, canary.remote.name, user));
+    const canaryVersions = mine.length
+      ? await this.em.find(RemoteVersion, {
+          $or: mine.map((canary) => ({ remote: canary.remote.name, version: canary.version })),
+        })
+      : [];
+    const served = active.map(
+      (stable) => canaryVersions.find((canary) => canary.remote.name === stable.remote.name) ?? stable,
     );
-    return active
+    return served
       .filter((version) => version.remote.requiredRoles.every((role) => user.roles.includes(role)))
       .sort((a, b) => a.remote.navOrder - b.remote.navOrder || compare(a.remote.name, b.remote.name))
       .flatMap(({ remote, version, manifestUrl, integrity, manifestIntegrity }) =>
@@ -229,10 +240,6 @@ export class RegistryService {
       if (await em.count(RemoteVersion, { remote: name, version: input.version })) {
         throw new VersionExistsError(name, input.version);
       }
-      const previous = input.activate
-        ? await em.findOne(RemoteVersion, { remote: name, active: true })
-        : null;
-      if (previous) previous.active = false;
       const version = em.create(RemoteVersion, {
         remote,
         version: input.version,
@@ -241,7 +248,7 @@ export class RegistryService {
         manifestIntegrity: input.manifestIntegrity,
         publishedBy: user.actor,
         publishedAt: now,
-        active: input.activate ?? false,
+        active: false,
       });
       this.audit.record(
         em,
@@ -259,8 +266,7 @@ export class RegistryService {
         },
         now,
       );
-      if (input.activate)
-        this.recordActivation(em, user, name, input.version, previous?.version ?? null, now);
+      if (input.activate) await makeActive(em, this.audit, user.actor, remote, version, now);
       await em.flush();
       const activeVersion = input.activate ? input.version : await activeVersionOf(em, name);
       return { remote: toDetail(remote, activeVersion), version: toVersionDoc(version) };
@@ -272,52 +278,23 @@ export class RegistryService {
    * activate any remote's versions, a deployer only those of the remotes it owns.
    */
   async activate(user: AuthenticatedUser, name: string, input: ActivateVersion): Promise<RemoteDetail> {
-    const admin = user.roles.includes(ADMIN_ROLE);
-    if (!admin && !user.roles.includes(PUBLISHER_ROLE)) throw new InsufficientScopeError([ADMIN_ROLE]);
+    const { admin } = requireDeployRole(user);
     return this.em.transactional(async (em) => {
       const remote = await this.lockRemote(em, name);
       if (!remote) throw new RemoteNotFoundError(name);
-      if (!admin && user.clientId !== remote.owner) {
-        throw new NotRemoteOwnerError(name, remote.owner, user.clientId, 'activate');
-      }
+      assertMayDeploy(user, admin, remote, 'activate');
       const target = await em.findOne(RemoteVersion, { remote: name, version: input.version });
       if (!target) throw new VersionNotFoundError(name, input.version);
       if (!target.integrity || !target.manifestIntegrity) {
         throw new VersionUnverifiableError(name, input.version);
       }
       if (!target.active) {
-        const previous = await em.findOne(RemoteVersion, { remote: name, active: true });
-        if (previous) previous.active = false;
-        target.active = true;
-        const now = new Date();
-        remote.updatedAt = now;
-        this.recordActivation(em, user, name, input.version, previous?.version ?? null, now);
+        await makeActive(em, this.audit, user.actor, remote, target, new Date());
         // Deactivate before activating: the flush order within one unit of work follows change order.
         await em.flush();
       }
       return toDetail(remote, input.version);
     });
-  }
-
-  /** The audit event of a version becoming the active one, by publish or by activation alike. */
-  private recordActivation(
-    em: EntityManager,
-    user: AuthenticatedUser,
-    name: string,
-    version: string,
-    previousVersion: string | null,
-    now: Date,
-  ): void {
-    this.audit.record(
-      em,
-      {
-        actor: user.actor,
-        action: 'remote.version.activated',
-        target: `${name}@${version}`,
-        details: { remote: name, version, previousVersion },
-      },
-      now,
-    );
   }
 
   async history(name: string): Promise<{ remote: RemoteDetail; versions: VersionDoc[] }> {
@@ -349,10 +326,7 @@ export class RegistryService {
   }
 
   private lockRemote(em: EntityManager, name: string): Promise<Remote | null> {
-    // SQLite has no row locks (and no FOR UPDATE); its writers are serialised by the database lock.
-    return this.config.database.driver === 'postgresql'
-      ? em.findOne(Remote, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE })
-      : em.findOne(Remote, { name });
+    return lockRemote(em, this.config.database, name);
   }
 }
 
