@@ -75,7 +75,7 @@ export interface RegisteredVersion {
   version: { version: string; active: boolean; publishedBy: string };
 }
 
-interface Problem {
+export interface Problem {
   title?: string;
   detail?: string;
   code?: string;
@@ -97,7 +97,7 @@ export async function registerVersion(options: {
   const apiUrl = options.apiUrl.replace(/\/+$/, '');
   const path = `/api/remotes/${encodeURIComponent(options.remote)}/versions`;
   const url = `${apiUrl}${path}`;
-  const response = await postToApi(apiUrl, path, options.token, options.registration);
+  const response = await callApi(apiUrl, path, options.token, options.registration);
   if (response.ok) return (await response.json()) as RegisteredVersion;
 
   const problem = (await response.json().catch(() => ({}))) as Problem;
@@ -150,19 +150,28 @@ export async function registerVersion(options: {
   throw new ReleaseError(`The API answered HTTP ${response.status} to ${url}: ${said}.`);
 }
 
-/** POSTs JSON to the API with a deployer's token; an API that does not answer is explained, not thrown raw. */
-function postToApi(apiUrl: string, path: string, token: string, body: unknown): Promise<Response> {
+/**
+ * Sends a request to the API with a deployer's token (JSON `body` when given, POST by default); an API that
+ * does not answer is explained, not thrown raw.
+ */
+export function callApi(
+  apiUrl: string,
+  path: string,
+  token: string,
+  body: unknown,
+  method: 'GET' | 'POST' | 'PATCH' = 'POST',
+): Promise<Response> {
   const base = apiUrl.replace(/\/+$/, '');
   return fetchOrExplain(
     `${base}${path}`,
     {
-      method: 'POST',
+      method,
       headers: {
         Authorization: `Bearer ${token}`,
-        'Content-Type': 'application/json',
         Accept: 'application/json, application/problem+json',
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
       },
-      body: JSON.stringify(body),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     },
     () =>
       `Could not reach the Atrium API at ${base}. Is it running? Set ATRIUM_API_URL if it lives elsewhere.`,
@@ -195,7 +204,7 @@ export async function createRemote(options: {
   settings: RemoteSettings;
 }): Promise<CreateOutcome> {
   const apiUrl = options.apiUrl.replace(/\/+$/, '');
-  const response = await postToApi(apiUrl, '/api/remotes', options.token, options.settings);
+  const response = await callApi(apiUrl, '/api/remotes', options.token, options.settings);
   if (response.ok) return 'created';
   const problem = (await response.json().catch(() => ({}))) as Problem;
   if (problem.code === 'remote_exists') return 'exists';
