@@ -47,6 +47,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
     expect(Object.keys(document.paths).sort()).toEqual(
       [
         '/api/admin/remotes',
+        '/api/admin/remotes/{name}/health',
         '/api/audit',
         '/api/health/live',
         '/api/health/ready',
@@ -59,6 +60,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
         '/api/remotes/{name}/rollout/abort',
         '/api/remotes/{name}/rollout/promote',
         '/api/remotes/{name}/versions',
+        '/api/telemetry',
       ].sort(),
     );
     const publish = document.paths['/api/remotes/{name}/versions']?.['post'];

@@ -34,6 +34,14 @@ export interface AppConfig {
   readonly apiPublicUrl: string;
   /** How old a DPoP proof's `iat` may be, in seconds (plus the clock tolerance either way). */
   readonly dpopProofMaxAgeSeconds: number;
+  /** Field telemetry from the shell: how long its aggregates are kept, how often one person may report. */
+  readonly telemetry: { readonly retentionDays: number; readonly reportsPerMinute: number };
+  /**
+   * When a canary is rolled back automatically (telemetry/rollback-policy.ts): each side has at least
+   * `minSamples` loads, the canary's failure rate exceeds stable's by more than `minDifference`, and the
+   * one-sided two-proportion z statistic exceeds `z`.
+   */
+  readonly rollback: { readonly minSamples: number; readonly minDifference: number; readonly z: number };
   readonly database: DatabaseTarget;
   readonly corsOrigins: readonly string[];
   /** Origins a published remote's manifest URL may live on. */

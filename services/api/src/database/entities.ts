@@ -1,8 +1,9 @@
 import { AuditEvent } from '../audit/audit-event.entity.js';
 import { UserProfile } from '../me/user-profile.entity.js';
+import { RemoteHealth } from '../telemetry/remote-health.entity.js';
 import { RemoteRollout } from '../registry/rollout.entity.js';
 import { RemoteVersion } from '../registry/remote-version.entity.js';
 import { Remote } from '../registry/remote.entity.js';
 
 /** Every entity the ORM knows; migrations are generated from this list. */
-export const ENTITIES = [UserProfile, Remote, RemoteVersion, RemoteRollout, AuditEvent];
+export const ENTITIES = [UserProfile, Remote, RemoteVersion, RemoteRollout, RemoteHealth, AuditEvent];

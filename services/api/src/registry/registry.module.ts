@@ -9,6 +9,6 @@ import { RolloutService } from './rollout.service.js';
   imports: [AuditModule],
   controllers: [RegistryController, RolloutController],
   providers: [RegistryService, RolloutService],
-  exports: [RolloutService],
+  exports: [RegistryService, RolloutService],
 })
 export class RegistryModule {}

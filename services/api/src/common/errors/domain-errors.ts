@@ -233,6 +233,24 @@ export class NoStableVersionError extends DomainError {
   }
 }
 
+/** A body larger than the route accepts (routes with a tighter bound than the API-wide limit). */
+export class PayloadTooLargeError extends DomainError {
+  readonly code = 'payload_too_large';
+  constructor(limitBytes: number, what: string) {
+    super(`${what} may be at most ${limitBytes} bytes; send fewer reports per request.`);
+  }
+}
+
+/** The caller sent more requests of this kind than allowed in the current window. */
+export class RateLimitedError extends DomainError {
+  readonly code = 'rate_limited';
+  override readonly headers: Readonly<Record<string, string>>;
+  constructor(what: string, perMinute: number, retryAfterSeconds: number) {
+    super(`${what}: at most ${perMinute} per minute. Try again in ${retryAfterSeconds} s.`);
+    this.headers = { 'Retry-After': String(retryAfterSeconds) };
+  }
+}
+
 /** Another remote already owns this route path. */
 export class PathInUseError extends DomainError {
   readonly code = 'path_in_use';

@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   no_rollout: { status: 409, title: 'No canary is running' },
   no_stable_version: { status: 409, title: 'The remote has no active version' },
   payload_too_large: { status: 413, title: 'Payload too large' },
+  rate_limited: { status: 429, title: 'Too many requests' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   request_rejected: { status: 400, title: 'Request rejected' },
   issuer_unavailable: { status: 503, title: 'Identity provider unavailable' },
