@@ -2,11 +2,9 @@ import { Body, Controller, Get, Param, Patch, Post, UseInterceptors } from '@nes
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
 import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
 import { RequestContextInterceptor } from '../database/request-context.interceptor.js';
 import { remoteNameParamSchema } from './registry.schemas.js';
-import { ADMIN_ROLE } from './registry.roles.js';
 import {
   type AbortRollout,
   abortRolloutSchema,
@@ -37,12 +35,16 @@ export class RolloutController {
   constructor(private readonly rollouts: RolloutService) {}
 
   @Get()
-  @Roles(ADMIN_ROLE)
-  @ApiOperation({ summary: "A remote's latest canary, running or ended (administrators)" })
-  @ApiAuthenticated('validation_failed', 'invalid_token', 'insufficient_scope', 'remote_not_found')
+  @ApiOperation({
+    summary: "A remote's latest canary, running or ended (administrators, or the owning deployer)",
+  })
+  @ApiAuthenticated(...STEP_ERRORS)
   @ApiDocument(200, rolloutStateSchema, 'the latest canary, or null')
-  async get(@Param('name', nameParam) name: string): Promise<{ rollout: RolloutDoc | null }> {
-    return { rollout: await this.rollouts.get(name) };
+  async get(
+    @CurrentUser() user: AuthenticatedUser,
+    @Param('name', nameParam) name: string,
+  ): Promise<{ rollout: RolloutDoc | null }> {
+    return { rollout: await this.rollouts.get(user, name) };
   }
 
   @Post()

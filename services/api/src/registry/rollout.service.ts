@@ -181,8 +181,11 @@ export class RolloutService {
   }
 
   /** The remote's latest canary, running or ended; null when it never had one. */
-  async get(name: string): Promise<RolloutDoc | null> {
-    if (!(await this.em.count(Remote, { name }))) throw new RemoteNotFoundError(name);
+  async get(user: AuthenticatedUser, name: string): Promise<RolloutDoc | null> {
+    const { admin } = requireDeployRole(user);
+    const remote = await this.em.findOne(Remote, { name });
+    if (!remote) throw new RemoteNotFoundError(name);
+    assertMayDeploy(user, admin, remote, 'roll out');
     const rollout = await this.em.findOne(RemoteRollout, { remote: name });
     if (!rollout) return null;
     return toRolloutDoc(rollout, await stableVersionOf(this.em, name));
