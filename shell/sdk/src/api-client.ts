@@ -62,6 +62,8 @@ export interface ApiRequestOptions {
   readonly signal?: AbortSignal;
   /** Extra headers; `Authorization` and `DPoP` are always set by the client and cannot be overridden. */
   readonly headers?: Record<string, string>;
+  /** Lets the request outlive the page (fetch `keepalive`, bodies up to 64 KiB): reports sent as it is hidden. */
+  readonly keepalive?: boolean;
 }
 
 /**
@@ -119,6 +121,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     try {
       return await doFetch(url, {
+        // keepalive (and the signal, replaced below when absent); the headers are replaced by the checked ones.
+        ...requestOptions,
         method,
         headers,
         body: body === undefined ? null : JSON.stringify(body),
