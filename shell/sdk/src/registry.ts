@@ -103,6 +103,57 @@ export interface AdminRemotesDocument {
 }
 
 /**
+ * A remote's latest canary (`GET /api/remotes/{name}/rollout`, administrators or the owning deployer): a
+ * published version served instead of the active one to a share of people and to holders of its roles.
+ */
+export interface RolloutDocument {
+  readonly remote: string;
+  /** The canary version. */
+  readonly version: string;
+  /** The active version everybody else gets. */
+  readonly stableVersion: string | null;
+  /** Share of people (0-100), chosen by the API from a hash of their identity. */
+  readonly percent: number;
+  readonly roles: readonly string[];
+  readonly state: 'running' | 'promoted' | 'aborted';
+  readonly startedBy: string;
+  readonly startedAt: string;
+  readonly updatedAt: string;
+  readonly endedBy: string | null;
+  readonly endedAt: string | null;
+  /** Why it ended: the operator's words, or the automatic rollback's statistics. */
+  readonly reason: string | null;
+}
+
+/** One minute of a version's field health (sums over everybody who reported). */
+export interface HealthPoint {
+  /** ISO 8601 start of the minute. */
+  readonly minute: string;
+  /** Loads tried (succeeded or failed to load). */
+  readonly attempts: number;
+  /** Load failures plus render errors. */
+  readonly failures: number;
+  readonly failuresByKind: {
+    readonly download: number;
+    readonly integrity: number;
+    readonly timeout: number;
+    readonly render: number;
+  };
+  readonly loadMsMean: number | null;
+  readonly renderMsMean: number | null;
+  /** LCP, INP and CLS samples rated poor, of `vitals`. */
+  readonly poorVitals: number;
+  readonly vitals: number;
+}
+
+/** Response of `GET /api/admin/remotes/{name}/health?minutes=` (role atrium-admin). */
+export interface RemoteHealthDocument {
+  readonly remote: string;
+  readonly since: string;
+  readonly versions: readonly { readonly version: string; readonly points: readonly HealthPoint[] }[];
+}
+
+/**
  * One entry of the audit log.
  */
 export interface AuditEntry {
