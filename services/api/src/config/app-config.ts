@@ -34,6 +34,8 @@ export interface AppConfig {
   readonly apiPublicUrl: string;
   /** How old a DPoP proof's `iat` may be, in seconds (plus the clock tolerance either way). */
   readonly dpopProofMaxAgeSeconds: number;
+  /** Where `GET /metrics` (Prometheus) is served: a port of its own, loopback unless deployed for scraping. */
+  readonly metrics: { readonly port: number; readonly host: string };
   /** Field telemetry from the shell: how long its aggregates are kept, how often one person may report. */
   readonly telemetry: { readonly retentionDays: number; readonly reportsPerMinute: number };
   /**

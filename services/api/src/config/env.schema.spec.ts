@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       platformClientId: 'atrium-platform',
       apiPublicUrl: 'http://localhost:3000',
       dpopProofMaxAgeSeconds: 60,
+      metrics: { port: 9464, host: '127.0.0.1' },
       telemetry: { retentionDays: 30, reportsPerMinute: 12 },
       rollback: { minSamples: 50, minDifference: 0.02, z: 2.33 },
       database: { driver: 'sqlite', path: '/srv/atrium/.data/atrium.db' },

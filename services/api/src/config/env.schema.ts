@@ -71,6 +71,16 @@ const HINTS: Record<string, { expected: string; example: string }> = {
     expected: 'an integer between 5 and 300 (how old a DPoP proof may be, plus OIDC_CLOCK_TOLERANCE_SECONDS)',
     example: 'DPOP_PROOF_MAX_AGE_SECONDS=60',
   },
+  METRICS_PORT: {
+    expected:
+      'an integer between 1 and 65535, not PORT (Prometheus metrics are served there, never on the API port)',
+    example: 'METRICS_PORT=9464',
+  },
+  METRICS_HOST: {
+    expected:
+      'the interface the metrics port listens on (127.0.0.1 locally; 0.0.0.0 where Prometheus scrapes the pod)',
+    example: 'METRICS_HOST=127.0.0.1',
+  },
   TELEMETRY_RETENTION_DAYS: {
     expected: 'an integer between 1 and 365 (days the per-minute field health aggregates are kept)',
     example: 'TELEMETRY_RETENTION_DAYS=30',
@@ -216,6 +226,8 @@ export const envSchema = z.object({
     .default(['atrium-platform']),
   API_PUBLIC_URL: origin.default(['http://localhost:3000']),
   DPOP_PROOF_MAX_AGE_SECONDS: z.coerce.number().int().min(5).max(300).default(60),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65_535).default(9464),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   TELEMETRY_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   TELEMETRY_REPORTS_PER_MINUTE: z.coerce.number().int().min(1).max(600).default(12),
   ROLLBACK_MIN_SAMPLES: z.coerce.number().int().min(10).max(1_000_000).default(50),
@@ -286,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     platformClientId: parsed.PLATFORM_CLIENT_ID[0] as string,
     apiPublicUrl: parsed.API_PUBLIC_URL[0] as string,
     dpopProofMaxAgeSeconds: parsed.DPOP_PROOF_MAX_AGE_SECONDS,
+    metrics: { port: parsed.METRICS_PORT, host: parsed.METRICS_HOST },
     telemetry: {
       retentionDays: parsed.TELEMETRY_RETENTION_DAYS,
       reportsPerMinute: parsed.TELEMETRY_REPORTS_PER_MINUTE,

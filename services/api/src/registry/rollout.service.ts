@@ -12,6 +12,7 @@ import {
   VersionUnverifiableError,
 } from '../common/errors/domain-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { countRolloutStep } from '../metrics/metrics.js';
 import { assertMayDeploy, requireDeployRole } from './registry.roles.js';
 import { RemoteRollout } from './rollout.entity.js';
 import type { AbortRollout, ChangeRollout, RolloutDoc, StartRollout } from './rollout.schemas.js';
@@ -87,6 +88,7 @@ export class RolloutService {
         now,
       );
       await em.flush();
+      countRolloutStep('started');
       return toRolloutDoc(rollout, stable.version);
     });
   }
@@ -118,6 +120,7 @@ export class RolloutService {
           now,
         );
         await em.flush();
+        countRolloutStep('changed');
       }
       return toRolloutDoc(rollout, await stableVersionOf(em, name));
     });
@@ -143,6 +146,7 @@ export class RolloutService {
         now,
       );
       await em.flush();
+      countRolloutStep('promoted');
       return toRolloutDoc(rollout, rollout.version);
     });
   }
@@ -155,6 +159,7 @@ export class RolloutService {
       const rollout = await runningRollout(em, name);
       this.end(em, rollout, user.actor, 'remote.rollout.aborted', input.reason ?? null, {});
       await em.flush();
+      countRolloutStep('aborted');
       return toRolloutDoc(rollout, await stableVersionOf(em, name));
     });
   }
@@ -176,6 +181,7 @@ export class RolloutService {
       if (!rollout) return false;
       this.end(em, rollout, AUTOMATIC_ROLLBACK_ACTOR, 'remote.rollout.rolled_back', why, evidence);
       await em.flush();
+      countRolloutStep('rolled_back');
       return true;
     });
   }

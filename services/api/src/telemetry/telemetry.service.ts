@@ -3,6 +3,7 @@ import { EntityManager } from '@mikro-orm/core';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { RateLimitedError } from '../common/errors/domain-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { countTelemetry } from '../metrics/metrics.js';
 import { RegistryService } from '../registry/registry.service.js';
 import { RemoteRollout } from '../registry/rollout.entity.js';
 import { RolloutService } from '../registry/rollout.service.js';
@@ -114,6 +115,7 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
         'run',
       );
     }
+    countTelemetry(accepted.length, batch.reports.length - accepted.length);
     await this.judgeCanaries([...new Set(accepted.map((report) => report.remote))]);
     return { accepted: accepted.length, ignored: batch.reports.length - accepted.length };
   }
