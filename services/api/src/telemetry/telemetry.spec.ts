@@ -159,11 +159,16 @@ describe('field telemetry and automatic rollback', () => {
       failures: { download: 0, integrity: 0, timeout: 0, render: 3 },
     });
     // Six people: 18 attempts, below ROLLBACK_MIN_SAMPLES=20, however bad.
+    const firstFailure = performance.now();
     for (const token of canaryPeople.slice(0, 6)) expect((await send(token, [failing])).statusCode).toBe(202);
     expect((await rollout()).state).toBe('running');
     expect(await versionFor(canaryPeople[0]!)).toBe('1.1.0');
 
     expect((await send(canaryPeople[6]!, [failing])).statusCode).toBe(202);
+    console.log(
+      `first failing report to rollback: ${(performance.now() - firstFailure).toFixed(0)} ms over 7 reports ` +
+        '(21 failed loads, ROLLBACK_MIN_SAMPLES=20)',
+    );
     const ended = await rollout();
     expect(ended).toMatchObject({ state: 'aborted', endedBy: 'atrium-api (automatic rollback)' });
     expect(ended.reason).toMatch(
