@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { MikroORM, RequestContext } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
@@ -22,6 +23,15 @@ describe('field telemetry and automatic rollback', () => {
   let admin: string;
   let deployer: string;
   const canaryPeople: string[] = [];
+  const logLines: Array<Record<string, unknown>> = [];
+  const logDestination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+        logLines.push(JSON.parse(line) as Record<string, unknown>);
+      }
+      callback();
+    },
+  });
   const stablePeople: string[] = [];
 
   const mintPerson = (sub: string, roles = ['atrium-user']) =>
@@ -29,11 +39,15 @@ describe('field telemetry and automatic rollback', () => {
 
   beforeAll(async () => {
     issuer = await startLocalIssuer();
-    api = await createTestApp({
-      OIDC_ISSUER_URL: issuer.issuer,
-      TELEMETRY_REPORTS_PER_MINUTE: '3',
-      ROLLBACK_MIN_SAMPLES: '20',
-    });
+    api = await createTestApp(
+      {
+        OIDC_ISSUER_URL: issuer.issuer,
+        TELEMETRY_REPORTS_PER_MINUTE: '3',
+        ROLLBACK_MIN_SAMPLES: '20',
+        LOG_LEVEL: 'warn',
+      },
+      { logDestination, nestLogs: true },
+    );
     await api.waitForIssuer();
     admin = await mintPerson('ada', ['atrium-user', 'atrium-admin']);
     deployer = await issuer.mint({
@@ -90,8 +104,8 @@ describe('field telemetry and automatic rollback', () => {
     vitals: [],
     ...extra,
   });
-  const send = (token: string, reports: VersionReport[]) =>
-    api.request({ method: 'POST', url: '/api/telemetry', token, body: { reports } });
+  const send = (token: string, reports: VersionReport[], headers: Record<string, string> = {}) =>
+    api.request({ method: 'POST', url: '/api/telemetry', token, body: { reports }, headers });
   const rollout = async () =>
     (await api.request({ url: '/api/remotes/time-off/rollout', token: admin })).json<{
       rollout: RolloutDoc;
@@ -164,7 +178,8 @@ describe('field telemetry and automatic rollback', () => {
     expect((await rollout()).state).toBe('running');
     expect(await versionFor(canaryPeople[0]!)).toBe('1.1.0');
 
-    expect((await send(canaryPeople[6]!, [failing])).statusCode).toBe(202);
+    const crossing = await send(canaryPeople[6]!, [failing], { 'x-request-id': 'report-7' });
+    expect(crossing.statusCode).toBe(202);
     console.log(
       `first failing report to rollback: ${(performance.now() - firstFailure).toFixed(0)} ms over 7 reports ` +
         '(21 failed loads, ROLLBACK_MIN_SAMPLES=20)',
@@ -189,6 +204,12 @@ describe('field telemetry and automatic rollback', () => {
       },
     });
     expect(event!.details['reason']).toBe(ended.reason);
+    // The API's own log line about it names the request that tipped it.
+    expect(logLines.find((line) => line['context'] === 'TelemetryService')).toMatchObject({
+      level: 40,
+      requestId: 'report-7',
+      msg: `rolled back time-off@1.1.0: ${ended.reason}`,
+    });
     // A report about the rolled-back canary, sent after its person got stable, is ignored.
     expect((await send(canaryPeople[7]!, [failing])).json()).toEqual({ accepted: 0, ignored: 1 });
   });
