@@ -104,10 +104,11 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
     const accepted = batch.reports.filter((report) => served.get(report.remote) === report.version);
     const minute = Math.floor(now.getTime() / MINUTE_MS);
     const connection = this.em.getConnection();
+    const table = this.table();
     for (const report of accepted) {
       const columns = Object.entries(increments(report));
       await connection.execute(
-        `insert into remote_health (remote_name, version, minute, ${columns.map(([column]) => column).join(', ')}) ` +
+        `insert into ${table} (remote_name, version, minute, ${columns.map(([column]) => column).join(', ')}) ` +
           `values (?, ?, ?, ${columns.map(() => '?').join(', ')}) ` +
           'on conflict (remote_name, version, minute) do update set ' +
           columns.map(([column]) => `${column} = remote_health.${column} + excluded.${column}`).join(', '),
@@ -118,6 +119,15 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
     countTelemetry(accepted.length, batch.reports.length - accepted.length);
     await this.judgeCanaries([...new Set(accepted.map((report) => report.remote))]);
     return { accepted: accepted.length, ignored: batch.reports.length - accepted.length };
+  }
+
+  /**
+   * The aggregates' table for raw SQL, in the schema the ORM uses (MIKRO_ORM_SCHEMA on PostgreSQL, e.g. the
+   * compose stack's `atrium`); inside the statement it is still called remote_health.
+   */
+  private table(): string {
+    const schema = this.config.database.driver === 'postgresql' ? this.em.config.get('schema') : undefined;
+    return schema ? `"${schema.replaceAll('"', '""')}".remote_health` : 'remote_health';
   }
 
   /** Re-judges the running canaries of `remotes` on everything reported since each started. */
@@ -157,7 +167,7 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
         'select version, ' +
           'sum(loads + failed_download + failed_integrity + failed_timeout) as attempts, ' +
           'sum(failed_download + failed_integrity + failed_timeout + render_errors) as failures ' +
-          'from remote_health where remote_name = ? and minute >= ? and version in (?, ?) group by version',
+          `from ${this.table()} where remote_name = ? and minute >= ? and version in (?, ?) group by version`,
         [remote, sinceMinute, ...versions],
         'all',
       );
