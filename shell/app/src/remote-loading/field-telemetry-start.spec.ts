@@ -15,7 +15,7 @@ describe('startFieldTelemetry', () => {
     performance.mark('atrium:remote-load:profile', { detail: ['1.4.0', undefined] });
     performance.mark('atrium:remote-loaded:profile', { detail: ['1.4.0', undefined] });
     const post = vi.fn((_path: string, _body?: unknown, _options?: unknown) => Promise.resolve(undefined));
-    stop = startFieldTelemetry({ api: { post } as unknown as ApiClient });
+    stop = startFieldTelemetry({ post } as unknown as ApiClient);
     performance.mark('atrium:remote-failed:profile', { detail: ['1.4.0', 'render'] });
     await vi.waitFor(() => {
       Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
@@ -38,9 +38,9 @@ describe('startFieldTelemetry', () => {
   });
 
   it('starts once per page, and not at all outside the shell', () => {
-    expect(startFieldTelemetry(null)()).toBeUndefined();
+    expect(startFieldTelemetry(undefined)()).toBeUndefined();
     const api = { post: vi.fn() } as unknown as ApiClient;
-    stop = startFieldTelemetry({ api });
-    expect(startFieldTelemetry({ api })).toBe(stop);
+    stop = startFieldTelemetry(api);
+    expect(startFieldTelemetry(api)).toBe(stop);
   });
 });

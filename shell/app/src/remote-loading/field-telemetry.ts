@@ -146,13 +146,9 @@ let stop: (() => void) | undefined;
  * Starts field telemetry once per page, sending through the shell's API client (none outside the shell's
  * context: nothing starts); returns how to stop it (tests).
  */
-export function startFieldTelemetry(
-  atrium: { readonly api: ApiClient } | null,
-  flushEveryMs = 60_000,
-): () => void {
+export function startFieldTelemetry(api: ApiClient | undefined, flushEveryMs = 60_000): () => void {
   if (stop) return stop;
-  if (!atrium) return () => undefined;
-  const { api } = atrium;
+  if (!api) return () => undefined;
   const telemetry = createFieldTelemetry((reports) =>
     api.post('/api/telemetry', { reports }, { keepalive: true }),
   );

@@ -1,5 +1,11 @@
 // @vitest-environment happy-dom
-import type { FeatureProps, RemoteDescriptor } from '@atrium/sdk';
+import {
+  AtriumProvider,
+  type ApiClient,
+  type AtriumContextValue,
+  type FeatureProps,
+  type RemoteDescriptor,
+} from '@atrium/sdk';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FeatureLoader } from './federation';
@@ -69,5 +75,33 @@ describe('RemoteSlot marks for field telemetry', () => {
         .filter(([name]) => name === 'atrium:remote-failed:profile')
         .at(-1),
     ).toEqual(['atrium:remote-failed:profile', ['1.4.0', 'render']]);
+  });
+
+  it('loads once while the shell re-renders around it (a navigation, a theme change)', async () => {
+    const load = vi.fn<FeatureLoader>(() => Promise.resolve({ Feature: () => <p>Profile</p> }));
+    const context = (location: string): AtriumContextValue => ({
+      user: { sub: 'a1', username: 'alice', name: 'Alice', email: undefined, roles: [] },
+      api: shellApi,
+      theme: 'system',
+      setTheme: vi.fn(),
+      signOut: () => Promise.resolve(),
+      navigate: vi.fn(),
+      location,
+    });
+    const shellApi = { post: vi.fn(() => Promise.resolve(undefined)) } as unknown as ApiClient;
+    const view = render(
+      <AtriumProvider value={context('/profile')}>
+        <RemoteSlot remote={profile} timeoutMs={1000} load={load} />
+      </AtriumProvider>,
+    );
+    await screen.findByText('Profile');
+    view.rerender(
+      <AtriumProvider value={context('/profile/settings')}>
+        <RemoteSlot remote={profile} timeoutMs={1000} load={load} />
+      </AtriumProvider>,
+    );
+    await screen.findByText('Profile');
+    expect(load).toHaveBeenCalledTimes(1);
+    expect(marks().filter(([name]) => name === 'atrium:remote-load:profile')).toHaveLength(1);
   });
 });

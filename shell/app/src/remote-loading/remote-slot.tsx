@@ -38,7 +38,8 @@ function markRemote(remote: RemoteDescriptor, event: string, kind?: string): voi
  * crash inside the remote takes the shell down. Both failures offer Retry.
  */
 export function RemoteSlot({ remote, timeoutMs, load = loadFeature }: RemoteSlotProps) {
-  const atrium = useContext(AtriumContext);
+  // The shell's API client (memoised: stable across renders, unlike the rest of the context).
+  const api = useContext(AtriumContext)?.api;
   const [attempt, setAttempt] = useState(0);
   const [state, setState] = useState<SlotState>({ status: 'loading' });
 
@@ -58,11 +59,11 @@ export function RemoteSlot({ remote, timeoutMs, load = loadFeature }: RemoteSlot
         },
       )
       // Field telemetry is a chunk of its own, fetched once a remote has loaded or failed: never before.
-      .finally(() => import('./field-telemetry').then((t) => t.startFieldTelemetry(atrium)));
+      .finally(() => import('./field-telemetry').then((t) => t.startFieldTelemetry(api)));
     return () => {
       current = false;
     };
-  }, [remote, attempt, load, timeoutMs, atrium]);
+  }, [remote, attempt, load, timeoutMs, api]);
 
   useEffect(() => {
     // Also read by the browser journeys: time from the shell being ready to this remote being on screen.
