@@ -3,8 +3,16 @@
  * administrator, KEYCLOAK_ADMIN_USERNAME / KEYCLOAK_ADMIN_PASSWORD, default admin / admin) for tests that need
  * more people than the realm's two demo users, and removed again afterwards.
  */
+/**
+ * The password {@link KeycloakPeople.create} gives a person: the realm's policy wants 12 characters or more and
+ * never the user name.
+ */
+export function passwordOf(username: string): string {
+  return `pw-${username}-not-the-name`;
+}
+
 export interface KeycloakPeople {
-  /** Creates an enabled, verified person whose password is their user name; returns their `sub`. */
+  /** Creates an enabled, verified person with {@link passwordOf} their user name; returns their `sub`. */
   create(username: string, realmRoles?: readonly string[]): Promise<string>;
   /** Creates a realm role (e.g. a beta testers' role a canary names). */
   createRole(name: string): Promise<void>;
@@ -37,7 +45,9 @@ export async function keycloakPeople(issuer: string): Promise<KeycloakPeople> {
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    if (!response.ok) throw new Error(`Keycloak ${method} ${path} answered ${response.status}`);
+    if (!response.ok) {
+      throw new Error(`Keycloak ${method} ${path} answered ${response.status}: ${await response.text()}`);
+    }
     return response;
   };
   const userIds: string[] = [];
@@ -51,7 +61,7 @@ export async function keycloakPeople(issuer: string): Promise<KeycloakPeople> {
         lastName: 'Test',
         enabled: true,
         emailVerified: true,
-        credentials: [{ type: 'password', value: username, temporary: false }],
+        credentials: [{ type: 'password', value: passwordOf(username), temporary: false }],
       });
       const id = created.headers.get('location')!.split('/').at(-1)!;
       userIds.push(id);

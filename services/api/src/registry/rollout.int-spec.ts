@@ -8,7 +8,7 @@ import {
   fetchPlatformToken,
   signIn,
 } from '../../test/integration-context.js';
-import { type KeycloakPeople, keycloakPeople } from '../../test/keycloak-people.js';
+import { type KeycloakPeople, keycloakPeople, passwordOf } from '../../test/keycloak-people.js';
 import { releaseHashes } from '../../test/release-hashes.js';
 import { cohortBucket } from './cohort.js';
 
@@ -46,11 +46,11 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
     for (let index = 0; index < PEOPLE; index += 1) {
       const username = `it-c${index}-${suffix}`;
       const sub = await keycloak.create(username, ['atrium-user']);
-      people.push({ sub, token: await signIn(issuer, username, username) });
+      people.push({ sub, token: await signIn(issuer, username, passwordOf(username)) });
     }
     const betaName = `it-beta-${suffix}`;
     await keycloak.create(betaName, ['atrium-user', betaRole]);
-    betaTester = await signIn(issuer, betaName, betaName);
+    betaTester = await signIn(issuer, betaName, passwordOf(betaName));
 
     deployer = await fetchDeployerToken(issuer);
     const platform = await fetchPlatformToken(issuer);
