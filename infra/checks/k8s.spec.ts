@@ -369,10 +369,19 @@ describe('infra/k8s overlay local', () => {
       }
     });
 
-    it('let in: the API from the ingress controller and the publish Job; each database from its own clients', () => {
+    it('let in: the API from the ingress controller and the publish Job, its metrics port from Prometheus; each database from its own clients', () => {
       expect(ingressFrom(name('atrium-api'))).toEqual([
         { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
         { podSelector: { matchLabels: name('atrium-publish-remotes') } },
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+      ]);
+      const apiRules = policies
+        .filter((policy) => selects(policy.spec.podSelector, name('atrium-api')))
+        .flatMap((policy) => policy.spec.ingress ?? []) as Array<{ from?: unknown[]; ports?: unknown[] }>;
+      // Prometheus reaches the metrics port only, the ingress controller the API port only.
+      expect(apiRules.map((rule) => rule.ports)).toEqual([
+        [{ protocol: 'TCP', port: 3000 }],
+        [{ protocol: 'TCP', port: 9464 }],
       ]);
       expect(ingressFrom(name('atrium-db'))).toEqual([
         { podSelector: { matchLabels: name('atrium-api') } },

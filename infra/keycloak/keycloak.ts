@@ -119,6 +119,8 @@ export async function ensureKeycloak(options: EnsureKeycloakOptions = {}): Promi
     `--hostname=${url}`,
     `--http-management-port=${managementPort}`,
     '--health-enabled=true',
+    // Prometheus metrics at the management port's /metrics (loopback, like the rest of local Keycloak).
+    '--metrics-enabled=true',
     '--import-realm',
   ];
   log(`starting Keycloak ${KEYCLOAK_VERSION} on Java ${java.version} (output: ${logFile})`);

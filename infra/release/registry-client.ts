@@ -69,7 +69,7 @@ export type VersionRegistration = Schemas['PublishVersion'];
 export type RegisteredVersion = Schemas['PublishResult'];
 
 /** A refusal as the API sends it; any part may be missing when something else (a proxy) answered. */
-type Problem = Partial<Schemas['Problem']>;
+export type Problem = Partial<Schemas['Problem']>;
 
 /**
  * Registers a published release with the API's registry (`--activate` makes it the version the shell loads).
@@ -86,7 +86,7 @@ export async function registerVersion(options: {
   const apiUrl = options.apiUrl.replace(/\/+$/, '');
   const path = `/api/remotes/${encodeURIComponent(options.remote)}/versions`;
   const url = `${apiUrl}${path}`;
-  const response = await postToApi(apiUrl, path, options.token, options.registration);
+  const response = await callApi(apiUrl, path, options.token, options.registration);
   if (response.ok) return (await response.json()) as RegisteredVersion;
 
   const problem = (await response.json().catch(() => ({}))) as Problem;
@@ -151,7 +151,7 @@ export async function activateVersion(options: {
 }): Promise<{ name: string; activeVersion: string | null }> {
   const apiUrl = options.apiUrl.replace(/\/+$/, '');
   const path = `/api/remotes/${encodeURIComponent(options.remote)}/active`;
-  const response = await postToApi(apiUrl, path, options.token, { version: options.version }, 'PUT');
+  const response = await callApi(apiUrl, path, options.token, { version: options.version }, 'PUT');
   if (response.ok) return (await response.json()) as { name: string; activeVersion: string | null };
   const problem = (await response.json().catch(() => ({}))) as Problem;
   const said = problem.detail ?? problem.title ?? `HTTP ${response.status}`;
@@ -167,13 +167,16 @@ export async function activateVersion(options: {
   throw new ReleaseError(`The API answered HTTP ${response.status} to PUT ${apiUrl}${path}: ${said}.`);
 }
 
-/** Sends JSON to the API with a deployer's token; an API that does not answer is explained, not thrown raw. */
-function postToApi(
+/**
+ * Sends a request to the API with a deployer's token (JSON `body` when given, POST by default); an API that
+ * does not answer is explained, not thrown raw.
+ */
+export function callApi(
   apiUrl: string,
   path: string,
   token: string,
   body: unknown,
-  method: 'POST' | 'PUT' = 'POST',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' = 'POST',
 ): Promise<Response> {
   const base = apiUrl.replace(/\/+$/, '');
   return fetchOrExplain(
@@ -182,10 +185,10 @@ function postToApi(
       method,
       headers: {
         Authorization: `Bearer ${token}`,
-        'Content-Type': 'application/json',
         Accept: 'application/json, application/problem+json',
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
       },
-      body: JSON.stringify(body),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     },
     () =>
       `Could not reach the Atrium API at ${base}. Is it running? Set ATRIUM_API_URL if it lives elsewhere.`,
@@ -210,7 +213,7 @@ export async function createRemote(options: {
   settings: RemoteSettings;
 }): Promise<CreateOutcome> {
   const apiUrl = options.apiUrl.replace(/\/+$/, '');
-  const response = await postToApi(apiUrl, '/api/remotes', options.token, options.settings);
+  const response = await callApi(apiUrl, '/api/remotes', options.token, options.settings);
   if (response.ok) return 'created';
   const problem = (await response.json().catch(() => ({}))) as Problem;
   if (problem.code === 'remote_exists') return 'exists';

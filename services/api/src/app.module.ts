@@ -11,6 +11,7 @@ import { DevOverridesModule } from './dev-overrides/dev-overrides.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MeModule } from './me/me.module.js';
 import { RegistryModule } from './registry/registry.module.js';
+import { TelemetryModule } from './telemetry/telemetry.module.js';
 import { SchemaValidationPipe } from './common/validation/schema-validation.pipe.js';
 
 /** Root module; built from an already validated configuration so that tests can boot it with their own. */
@@ -26,6 +27,7 @@ export class AppModule {
         HealthModule,
         MeModule,
         RegistryModule,
+        TelemetryModule,
         AuditModule,
         AccountModule,
         DevOverridesModule,

@@ -52,6 +52,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
         '/api/account/sessions',
         '/api/account/sessions/sign-out-others',
         '/api/admin/remotes',
+        '/api/admin/remotes/{name}/health',
         '/api/audit',
         '/api/dev-overrides',
         '/api/health/live',
@@ -61,7 +62,11 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
         '/api/remotes',
         '/api/remotes/{name}',
         '/api/remotes/{name}/active',
+        '/api/remotes/{name}/rollout',
+        '/api/remotes/{name}/rollout/abort',
+        '/api/remotes/{name}/rollout/promote',
         '/api/remotes/{name}/versions',
+        '/api/telemetry',
       ].sort(),
     );
     const publish = document.paths['/api/remotes/{name}/versions']?.['post'];

@@ -15,8 +15,9 @@ import { AppModule } from './app.module.js';
 import { describeApi } from './common/openapi/openapi-document.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
 import { setResponseHeaders } from './common/http/response-headers.js';
-import { createRootLogger, PinoNestLogger, requestIdOf } from './common/logging/logger.js';
+import { createRootLogger, PinoNestLogger, requestIdOf, withRequestId } from './common/logging/logger.js';
 import type { AppConfig } from './config/app-config.js';
+import { instrumentRequests } from './metrics/metrics.js';
 
 // Profile, preference and publish bodies are tiny; a small limit turns abuse into a cheap 413.
 const BODY_LIMIT_BYTES = 64 * 1024;
@@ -74,8 +75,10 @@ export async function createApp(
   // answer's headers go through Node's validation and merging a second time (docs/adr/0006).
   fastify.addHook('onRequest', (request, reply, done) => {
     setResponseHeaders(request, reply);
-    done();
+    // Everything after this hook runs with the request id in scope: Nest's and the services' log lines carry it.
+    withRequestId(request.id, done);
   });
+  instrumentRequests(fastify);
   app.setGlobalPrefix('api');
   // @fastify/cors on the Fastify instance itself: there is no Nest middleware for it to run before.
   void fastify.register(fastifyCors, {

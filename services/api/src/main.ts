@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { ConfigError, ensureDatabaseDirectory, loadConfig } from './config/env.schema.js';
 import { createApp } from './create-app.js';
 import { migrateDatabase } from './database/migrate-database.js';
+import { startMetricsServer } from './metrics/metrics.js';
 
 let config;
 try {
@@ -23,3 +24,13 @@ if (config.migrateOnBoot) {
 const app = await createApp(config);
 await app.listen({ port: config.port, host: config.host });
 logger.log(`Atrium API listening on http://${config.host}:${config.port}/api`);
+try {
+  const metrics = await startMetricsServer(config.metrics.port, config.metrics.host);
+  // Never what keeps the process alive: it ends when the API has shut down.
+  metrics.unref();
+  logger.log(`Prometheus metrics on http://${config.metrics.host}:${config.metrics.port}/metrics`);
+} catch (error) {
+  // Another process on this host holds the port (e.g. a second replica started locally): the API serves on,
+  // unscraped, and says so; give each process its own METRICS_PORT.
+  logger.error(`Prometheus metrics are NOT served: ${String(error)}. Set METRICS_PORT to a free port.`);
+}

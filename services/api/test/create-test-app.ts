@@ -37,7 +37,12 @@ export interface TestApp {
  */
 export async function createTestApp(
   env: Record<string, string>,
-  options: { migrate?: boolean; logDestination?: DestinationStream } = {},
+  options: {
+    migrate?: boolean;
+    logDestination?: DestinationStream;
+    /** Nest's and the services' own lines too (default: only request logs). */
+    nestLogs?: boolean;
+  } = {},
 ): Promise<TestApp> {
   const scratch = env['DATABASE_URL'] ? undefined : mkdtempSync(join(tmpdir(), 'atrium-api-test-'));
   const config = loadConfig({
@@ -54,7 +59,7 @@ export async function createTestApp(
   });
   if (options.migrate ?? true) await migrateDatabase(config.database);
   const app = await createApp(config, {
-    logger: false,
+    ...(options.nestLogs ? {} : { logger: false as const }),
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   await app.init();

@@ -153,6 +153,23 @@ describe('createApiClient', () => {
     expect(sent).toEqual([]);
   });
 
+  it('sends with keepalive only when asked, still with the checked headers', async () => {
+    const inits: RequestInit[] = [];
+    const client = createApiClient({
+      baseUrl: API,
+      authorize: () => Promise.resolve({ authorization: 'DPoP a.b.c', dpop: 'p.q.r' }),
+      renewAuthorization: () => Promise.resolve(),
+      fetch: (_input, init) => {
+        inits.push(init ?? {});
+        return Promise.resolve(new Response(null, { status: 204 }));
+      },
+    });
+    await client.post('/api/telemetry', { reports: [] }, { keepalive: true, headers: { DPoP: 'forged' } });
+    await client.get('/api/me');
+    expect(inits.map((init) => init.keepalive ?? false)).toEqual([true, false]);
+    expect(inits[0]?.headers).toMatchObject({ Authorization: 'DPoP a.b.c', DPoP: 'p.q.r' });
+  });
+
   it("keeps a caller's headers from replacing Authorization or DPoP", async () => {
     server.use(http.get(`${API}/api/me`, async ({ request }) => HttpResponse.json(await seen(request))));
     const { client } = clientWith({ current: 'token-1' });

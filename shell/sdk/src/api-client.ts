@@ -70,6 +70,8 @@ export interface ApiRequestOptions {
   readonly signal?: AbortSignal;
   /** Extra headers; `Authorization` and `DPoP` are always set by the client and cannot be overridden. */
   readonly headers?: Record<string, string>;
+  /** Lets the request outlive the page (fetch `keepalive`, bodies up to 64 KiB): reports sent as it is hidden. */
+  readonly keepalive?: boolean;
 }
 
 /** A method of the typed client: a path of the API's contract (with `{param}`), its typed answer. */
@@ -127,6 +129,7 @@ interface Exchange {
   readonly body: string | undefined;
   readonly headers: Record<string, string> | undefined;
   readonly signal: AbortSignal | undefined;
+  readonly keepalive?: boolean | undefined;
 }
 
 /**
@@ -157,7 +160,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     headers.set('DPoP', authorization.dpop);
     if (body !== undefined) headers.set('Content-Type', 'application/json');
     try {
-      return await doFetch(url, { method, headers, body: body ?? null, signal: signal ?? null });
+      return await doFetch(url, {
+        method,
+        headers,
+        body: body ?? null,
+        signal: signal ?? null,
+        ...(exchange.keepalive ? { keepalive: true } : {}),
+      });
     } catch (error) {
       // An abort is the caller's decision, not a network failure: let it through unchanged.
       if (signal?.aborted) throw error;
@@ -205,6 +214,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       body: body === undefined ? undefined : JSON.stringify(body),
       headers: requestOptions?.headers,
       signal: requestOptions?.signal,
+      keepalive: requestOptions?.keepalive,
     });
     if (response.status === 204) return undefined as T;
     const text = await response.text();

@@ -37,9 +37,12 @@ export type {
   AuditEntry,
   AuditPage,
   CreateRemoteRequest,
+  HealthPoint,
   RemoteDescriptor,
+  RemoteHealthDocument,
   RemoteDetail,
   RemotesDocument,
+  RolloutDocument,
   UpdateRemoteRequest,
   VersionDocument,
 } from './registry';

@@ -28,6 +28,18 @@ export type VersionDocument = Schemas['VersionDoc'];
 /** Response of `GET /api/admin/remotes` (role atrium-admin): every remote with its versions, newest first. */
 export type AdminRemotesDocument = Schemas['AdminRemoteList'];
 
+/**
+ * A remote's latest canary (`GET /api/remotes/{name}/rollout`, administrators or the owning deployer): a
+ * published version served instead of the active one to a share of people and to holders of its roles.
+ */
+export type RolloutDocument = Schemas['Rollout'];
+
+/** One minute of a version's field health (sums over everybody who reported). */
+export type HealthPoint = RemoteHealthDocument['versions'][number]['points'][number];
+
+/** Response of `GET /api/admin/remotes/{name}/health?minutes=` (role atrium-admin). */
+export type RemoteHealthDocument = Schemas['RemoteHealth'];
+
 /** One entry of the audit log (`AuditEvent`). */
 export type AuditEntry = Schemas['AuditEvent'];
 

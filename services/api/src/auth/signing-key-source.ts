@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { InvalidTokenError, IssuerUnavailableError } from '../common/errors/domain-errors.js';
+import { countJwksFetch } from '../metrics/metrics.js';
 
 const FETCH_TIMEOUT_MS = 5_000;
 const FIRST_RETRY_MS = 1_000;
@@ -146,8 +147,10 @@ export class SigningKeySource implements OnApplicationBootstrap, OnApplicationSh
         throw new Error(`${this.jwksUri} is larger than ${MAX_JWKS_BYTES} bytes`);
       this.keys = keepUnchanged(this.keys, parseJwks(JSON.parse(text), this.config.oidcAlgorithms));
       this.lastFetchFailed = false;
+      countJwksFetch('ok');
     } catch (error) {
       this.lastFetchFailed = true;
+      countJwksFetch('failed');
       throw error;
     }
   }

@@ -49,6 +49,16 @@ export interface AppConfig {
   readonly dpopProofMaxAgeSeconds: number;
   /** Audit entries older than this many days are pruned (`AUDIT_RETENTION_DAYS`); 0 keeps them forever. */
   readonly auditRetentionDays: number;
+  /** Where `GET /metrics` (Prometheus) is served: a port of its own, loopback unless deployed for scraping. */
+  readonly metrics: { readonly port: number; readonly host: string };
+  /** Field telemetry from the shell: how long its aggregates are kept, how often one person may report. */
+  readonly telemetry: { readonly retentionDays: number; readonly reportsPerMinute: number };
+  /**
+   * When a canary is rolled back automatically (telemetry/rollback-policy.ts): each side has at least
+   * `minSamples` loads, the canary's failure rate exceeds stable's by more than `minDifference`, and the
+   * one-sided two-proportion z statistic exceeds `z`.
+   */
+  readonly rollback: { readonly minSamples: number; readonly minDifference: number; readonly z: number };
   readonly database: DatabaseTarget;
   readonly corsOrigins: readonly string[];
   /** Origins a published remote's manifest URL may live on. */

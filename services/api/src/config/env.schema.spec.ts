@@ -29,6 +29,9 @@ describe('loadConfig', () => {
       apiPublicUrl: 'http://localhost:3000',
       dpopProofMaxAgeSeconds: 60,
       auditRetentionDays: 365,
+      metrics: { port: 9464, host: '127.0.0.1' },
+      telemetry: { retentionDays: 30, reportsPerMinute: 12 },
+      rollback: { minSamples: 50, minDifference: 0.02, z: 2.33 },
       database: { driver: 'sqlite', path: '/srv/atrium/.data/atrium.db' },
       corsOrigins: ['http://localhost:4000'],
       allowedRemoteOrigins: ['http://localhost:4100'],
@@ -94,6 +97,11 @@ describe('loadConfig', () => {
         OIDC_ALLOWED_CLIENTS: 'atrium-shell, atrium-deployer',
         API_PUBLIC_URL: 'https://atrium.example.test',
         DPOP_PROOF_MAX_AGE_SECONDS: '30',
+        TELEMETRY_RETENTION_DAYS: '7',
+        TELEMETRY_REPORTS_PER_MINUTE: '30',
+        ROLLBACK_MIN_SAMPLES: '200',
+        ROLLBACK_MIN_DIFFERENCE: '0.05',
+        ROLLBACK_Z: '3',
       },
       '/srv/atrium',
     );
@@ -112,6 +120,8 @@ describe('loadConfig', () => {
       allowedClients: ['atrium-shell', 'atrium-deployer'],
       apiPublicUrl: 'https://atrium.example.test',
       dpopProofMaxAgeSeconds: 30,
+      telemetry: { retentionDays: 7, reportsPerMinute: 30 },
+      rollback: { minSamples: 200, minDifference: 0.05, z: 3 },
     });
   });
 

@@ -76,6 +76,39 @@ const HINTS: Record<string, { expected: string; example: string }> = {
     expected: 'an integer between 5 and 300 (how old a DPoP proof may be, plus OIDC_CLOCK_TOLERANCE_SECONDS)',
     example: 'DPOP_PROOF_MAX_AGE_SECONDS=60',
   },
+  METRICS_PORT: {
+    expected:
+      'an integer between 1 and 65535, not PORT (Prometheus metrics are served there, never on the API port)',
+    example: 'METRICS_PORT=9464',
+  },
+  METRICS_HOST: {
+    expected:
+      'the interface the metrics port listens on (127.0.0.1 locally; 0.0.0.0 where Prometheus scrapes the pod)',
+    example: 'METRICS_HOST=127.0.0.1',
+  },
+  TELEMETRY_RETENTION_DAYS: {
+    expected: 'an integer between 1 and 365 (days the per-minute field health aggregates are kept)',
+    example: 'TELEMETRY_RETENTION_DAYS=30',
+  },
+  TELEMETRY_REPORTS_PER_MINUTE: {
+    expected:
+      'an integer between 1 and 600 (telemetry batches one person may send per minute to one API instance)',
+    example: 'TELEMETRY_REPORTS_PER_MINUTE=12',
+  },
+  ROLLBACK_MIN_SAMPLES: {
+    expected:
+      'an integer between 10 and 1000000 (loads the canary and the stable version each need before a rollback)',
+    example: 'ROLLBACK_MIN_SAMPLES=50',
+  },
+  ROLLBACK_MIN_DIFFERENCE: {
+    expected: "a number between 0 and 1 (how much higher the canary's failure rate must be than stable's)",
+    example: 'ROLLBACK_MIN_DIFFERENCE=0.02',
+  },
+  ROLLBACK_Z: {
+    expected:
+      'a number between 1 and 10 (the one-sided two-proportion z statistic a rollback needs; 2.33 = 1 % false alarms)',
+    example: 'ROLLBACK_Z=2.33',
+  },
   DATABASE_URL: {
     expected: 'postgres://user@host:port/db, postgresql://..., or sqlite:PATH',
     example: 'DATABASE_URL=postgres://postgres@127.0.0.1:5432/atrium',
@@ -240,6 +273,13 @@ export const envSchema = z.object({
     .default(['atrium-platform']),
   API_PUBLIC_URL: origin.default(['http://localhost:3000']),
   DPOP_PROOF_MAX_AGE_SECONDS: z.coerce.number().int().min(5).max(300).default(60),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65_535).default(9464),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  TELEMETRY_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  TELEMETRY_REPORTS_PER_MINUTE: z.coerce.number().int().min(1).max(600).default(12),
+  ROLLBACK_MIN_SAMPLES: z.coerce.number().int().min(10).max(1_000_000).default(50),
+  ROLLBACK_MIN_DIFFERENCE: z.coerce.number().min(0).max(1).default(0.02),
+  ROLLBACK_Z: z.coerce.number().min(1).max(10).default(2.33),
   DATABASE_URL: databaseUrl.prefault('sqlite:.data/atrium.db'),
   CORS_ORIGINS: originList.default(['http://localhost:4000']),
   ALLOWED_REMOTE_ORIGINS: originList.default(['http://localhost:4100']),
@@ -318,6 +358,16 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     apiPublicUrl: parsed.API_PUBLIC_URL[0] as string,
     dpopProofMaxAgeSeconds: parsed.DPOP_PROOF_MAX_AGE_SECONDS,
     auditRetentionDays: parsed.AUDIT_RETENTION_DAYS,
+    metrics: { port: parsed.METRICS_PORT, host: parsed.METRICS_HOST },
+    telemetry: {
+      retentionDays: parsed.TELEMETRY_RETENTION_DAYS,
+      reportsPerMinute: parsed.TELEMETRY_REPORTS_PER_MINUTE,
+    },
+    rollback: {
+      minSamples: parsed.ROLLBACK_MIN_SAMPLES,
+      minDifference: parsed.ROLLBACK_MIN_DIFFERENCE,
+      z: parsed.ROLLBACK_Z,
+    },
     database,
     corsOrigins: parsed.CORS_ORIGINS,
     allowedRemoteOrigins: parsed.ALLOWED_REMOTE_ORIGINS,

@@ -2,8 +2,19 @@ import { ErasedSubject } from '../account/erased-subject.entity.js';
 import { KeycloakEventCursor } from '../account/keycloak-event-cursor.entity.js';
 import { AuditEvent } from '../audit/audit-event.entity.js';
 import { UserProfile } from '../me/user-profile.entity.js';
+import { RemoteHealth } from '../telemetry/remote-health.entity.js';
+import { RemoteRollout } from '../registry/rollout.entity.js';
 import { RemoteVersion } from '../registry/remote-version.entity.js';
 import { Remote } from '../registry/remote.entity.js';
 
 /** Every entity the ORM knows; migrations are generated from this list. */
-export const ENTITIES = [UserProfile, Remote, RemoteVersion, AuditEvent, KeycloakEventCursor, ErasedSubject];
+export const ENTITIES = [
+  UserProfile,
+  Remote,
+  RemoteVersion,
+  RemoteRollout,
+  RemoteHealth,
+  AuditEvent,
+  KeycloakEventCursor,
+  ErasedSubject,
+];

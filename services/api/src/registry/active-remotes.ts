@@ -10,19 +10,29 @@ import {
 } from '@nestjs/common';
 import pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import type { CanaryAudience } from './cohort.js';
 import { RemoteVersion } from './remote-version.entity.js';
+import { RemoteRollout } from './rollout.entity.js';
 
-/** An active, verifiable version with the settings of its remote: what `/api/remotes` is made of. */
-export interface ActiveRemote {
+/** A version as the shell loads it: where its manifest is and the hashes it must have. */
+export interface ServedVersion {
+  readonly version: string;
+  readonly entry: string;
+  readonly integrity: string;
+  readonly manifestIntegrity: string;
+}
+
+/**
+ * A remote with an active, verifiable version and the settings of the remote: what `/api/remotes` is made of.
+ * `canary` is the running canary's version and audience (cohort.ts), when there is one.
+ */
+export interface ActiveRemote extends ServedVersion {
   readonly name: string;
   readonly title: string;
   readonly path: string;
   readonly navOrder: number;
   readonly requiredRoles: readonly string[];
-  readonly version: string;
-  readonly entry: string;
-  readonly integrity: string;
-  readonly manifestIntegrity: string;
+  readonly canary?: ServedVersion & CanaryAudience;
 }
 
 /** The active remotes at one moment, with a digest of their content (the same on every replica). */
@@ -41,8 +51,10 @@ const RECONNECT_MS = { first: 500, max: 30_000 };
 const MAX_AGE_MS = 30_000;
 
 /**
- * The registry's active versions, held in memory by each replica so that `/api/remotes` reads no database:
- * loaded on first use and dropped whenever the registry changes. Every write goes through {@link change}:
+ * The registry's active versions and running canaries, held in memory by each replica so that `/api/remotes`
+ * reads no database:
+ * loaded on first use and dropped whenever the registry changes. Every write to remotes, versions or
+ * rollouts goes through {@link change}:
  * one transaction that, on PostgreSQL, also sends `NOTIFY atrium_registry_changed`, delivered to every
  * replica's listening connection at commit (and never for a rolled-back write). On SQLite there is one
  * process, so dropping its own copy after the commit is enough.
@@ -125,31 +137,52 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async load(): Promise<ActiveRemotesSnapshot> {
-    const active = await this.orm.em
-      .fork()
-      .find(
-        RemoteVersion,
-        { active: true, integrity: { $ne: null }, manifestIntegrity: { $ne: null } },
-        { populate: ['remote'], disableIdentityMap: true },
-      );
+    const em = this.orm.em.fork();
+    const [active, running] = await Promise.all([
+      em.find(RemoteVersion, { active: true }, { populate: ['remote'], disableIdentityMap: true }),
+      em.find(RemoteRollout, { state: 'running' }, { disableIdentityMap: true }),
+    ]);
+    const canaryVersions = running.length
+      ? await em.find(
+          RemoteVersion,
+          { $or: running.map((rollout) => ({ remote: rollout.remote.name, version: rollout.version })) },
+          { disableIdentityMap: true },
+        )
+      : [];
     const remotes = active
-      .flatMap(({ remote, version, manifestUrl, integrity, manifestIntegrity }) =>
-        integrity && manifestIntegrity
-          ? [
-              {
-                name: remote.name,
-                title: remote.title,
-                path: remote.path,
-                navOrder: remote.navOrder,
-                requiredRoles: [...remote.requiredRoles],
-                version,
-                entry: manifestUrl,
-                integrity,
-                manifestIntegrity,
-              },
-            ]
-          : [],
-      )
+      .flatMap(({ remote, version, manifestUrl, integrity, manifestIntegrity }): ActiveRemote[] => {
+        // A version without both hashes (registered before they were required) is never served.
+        if (!integrity || !manifestIntegrity) return [];
+        const rollout = running.find((candidate) => candidate.remote.name === remote.name);
+        const canary = canaryVersions.find(
+          (candidate) => candidate.remote.name === remote.name && candidate.version === rollout?.version,
+        );
+        return [
+          {
+            name: remote.name,
+            title: remote.title,
+            path: remote.path,
+            navOrder: remote.navOrder,
+            requiredRoles: [...remote.requiredRoles],
+            version,
+            entry: manifestUrl,
+            integrity,
+            manifestIntegrity,
+            ...(rollout && canary?.integrity && canary.manifestIntegrity
+              ? {
+                  canary: {
+                    version: canary.version,
+                    entry: canary.manifestUrl,
+                    integrity: canary.integrity,
+                    manifestIntegrity: canary.manifestIntegrity,
+                    percent: rollout.percent,
+                    roles: [...rollout.roles],
+                  },
+                }
+              : {}),
+          },
+        ];
+      })
       .sort((a, b) => a.navOrder - b.navOrder || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return { remotes, digest: createHash('sha256').update(JSON.stringify(remotes)).digest('base64url') };
   }

@@ -1,3 +1,6 @@
+import type { AuthenticatedUser } from '../auth/access-token.js';
+import { InsufficientScopeError, NotRemoteOwnerError } from '../common/errors/domain-errors.js';
+
 /** Realm role of the deployment pipelines' service accounts: may publish versions of the remotes they own. */
 export const PUBLISHER_ROLE = 'remote-publisher';
 /**
@@ -5,3 +8,26 @@ export const PUBLISHER_ROLE = 'remote-publisher';
  * read the registry's history.
  */
 export const ADMIN_ROLE = 'atrium-admin';
+
+/**
+ * Who decides which version people get (activation, canaries): an administrator for any remote, a deployer
+ * (remote-publisher) for the remotes it owns. Checked in two steps so a caller with neither role is refused
+ * before the remote is looked up; returns whether the caller is an administrator.
+ */
+export function requireDeployRole(user: AuthenticatedUser): { admin: boolean } {
+  const admin = user.roles.includes(ADMIN_ROLE);
+  if (!admin && !user.roles.includes(PUBLISHER_ROLE)) throw new InsufficientScopeError([ADMIN_ROLE]);
+  return { admin };
+}
+
+/** The second step of {@link requireDeployRole}: a deployer must own the remote. */
+export function assertMayDeploy(
+  user: AuthenticatedUser,
+  admin: boolean,
+  remote: { readonly name: string; readonly owner: string },
+  act: 'activate' | 'roll out',
+): void {
+  if (!admin && user.clientId !== remote.owner) {
+    throw new NotRemoteOwnerError(remote.name, remote.owner, user.clientId, act);
+  }
+}

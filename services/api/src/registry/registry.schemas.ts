@@ -72,7 +72,7 @@ const navOrderSchema = z
   .min(0, 'must be 0 or more')
   .max(1000, 'must be 1000 or less');
 
-const requiredRolesSchema = z
+export const roleListSchema = z
   .array(z.string().regex(ROLE_NAME, 'must be a role name (letters, digits, _ . : -)'))
   .max(20, 'must list at most 20 roles')
   .transform((roles) => [...new Set(roles)]);
@@ -89,7 +89,7 @@ export const createRemoteSchema = z
     title: titleSchema,
     path: pathSchema,
     navOrder: navOrderSchema.optional(),
-    requiredRoles: requiredRolesSchema.optional(),
+    requiredRoles: roleListSchema.optional(),
     owner: ownerSchema,
   })
   .meta({ id: 'CreateRemote' });
@@ -102,7 +102,7 @@ export const updateRemoteSchema = z
     title: titleSchema.optional(),
     path: pathSchema.optional(),
     navOrder: navOrderSchema.optional(),
-    requiredRoles: requiredRolesSchema.optional(),
+    requiredRoles: roleListSchema.optional(),
     owner: ownerSchema.optional(),
   })
   .refine(

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager, LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { EntityManager, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { AuditService } from '../audit/audit.service.js';
 import {
-  InsufficientScopeError,
   NotRemoteOwnerError,
   PathInUseError,
   RemoteExistsError,
@@ -23,10 +22,12 @@ import {
   type UpdateRemote,
 } from './registry.schemas.js';
 import { ActiveRemotes } from './active-remotes.js';
-import { ADMIN_ROLE, PUBLISHER_ROLE } from './registry.roles.js';
+import { inCanary } from './cohort.js';
+import { assertMayDeploy, requireDeployRole } from './registry.roles.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
 import type { remoteDetailSchema, remoteListSchema, versionDocSchema } from './registry.schemas.js';
+import { lockRemote, makeActive } from './version-switch.js';
 import type { z } from 'zod';
 
 // The documents this service answers with are the output of the schemas that describe them in the OpenAPI
@@ -57,20 +58,29 @@ export class RegistryService {
   ) {}
 
   /**
-   * Active versions of the remotes whose required roles the caller all holds, in navigation order, from the
-   * replica's copy of the registry ({@link ActiveRemotes}). A version without both integrity hashes
-   * (registered before they were required) is left out: the shell could not check what it loads.
+   * The version of each remote whose required roles the caller all holds, in navigation order, from the
+   * replica's copy of the registry ({@link ActiveRemotes}): the active (stable) version, or the running
+   * canary's when the caller is in its audience (cohort.ts: decided here from the verified token's `sub` and
+   * roles, never by the browser).
    */
   async listForUser(user: AuthenticatedUser): Promise<{ remotes: RemoteEntry[]; etag: string }> {
     const { remotes, digest } = await this.activeRemotes.get();
     const roles = [...new Set(user.roles)].sort();
+    const canaries: string[] = [];
+    const served = remotes
+      .filter((remote) => remote.requiredRoles.every((role) => roles.includes(role)))
+      .map(({ requiredRoles: _requiredRoles, canary, ...stable }): RemoteEntry => {
+        if (!canary || !inCanary(canary, stable.name, user)) return stable;
+        canaries.push(stable.name);
+        const { percent: _percent, roles: _roles, ...version } = canary;
+        return { ...stable, ...version };
+      });
     return {
-      remotes: remotes
-        .filter((remote) => remote.requiredRoles.every((role) => roles.includes(role)))
-        .map(({ requiredRoles: _requiredRoles, ...entry }) => entry),
-      // The answer is a function of the registry's content and the caller's roles, so is its validator.
+      remotes: served,
+      // The answer is a function of the registry's content, the caller's roles and the canaries the caller is
+      // in, so is its validator.
       etag: `"${createHash('sha256')
-        .update(`${digest}\n${roles.join('\n')}`)
+        .update(`${digest}\n${roles.join('\n')}\n${canaries.join('\n')}`)
         .digest('base64url')}"`,
     };
   }
@@ -192,10 +202,6 @@ export class RegistryService {
       if (await em.count(RemoteVersion, { remote: name, version: input.version })) {
         throw new VersionExistsError(name, input.version);
       }
-      const previous = input.activate
-        ? await em.findOne(RemoteVersion, { remote: name, active: true })
-        : null;
-      if (previous) previous.active = false;
       const version = em.create(RemoteVersion, {
         remote,
         version: input.version,
@@ -204,7 +210,7 @@ export class RegistryService {
         manifestIntegrity: input.manifestIntegrity,
         publishedBy: user.actor,
         publishedAt: now,
-        active: input.activate ?? false,
+        active: false,
       });
       this.audit.record(
         em,
@@ -222,8 +228,7 @@ export class RegistryService {
         },
         now,
       );
-      if (input.activate)
-        this.recordActivation(em, user, name, input.version, previous?.version ?? null, now);
+      if (input.activate) await makeActive(em, this.audit, user.actor, remote, version, now);
       await em.flush();
       const activeVersion = input.activate ? input.version : await activeVersionOf(em, name);
       return { remote: toDetail(remote, activeVersion), version: toVersionDoc(version) };
@@ -235,52 +240,23 @@ export class RegistryService {
    * activate any remote's versions, a deployer only those of the remotes it owns.
    */
   async activate(user: AuthenticatedUser, name: string, input: ActivateVersion): Promise<RemoteDetail> {
-    const admin = user.roles.includes(ADMIN_ROLE);
-    if (!admin && !user.roles.includes(PUBLISHER_ROLE)) throw new InsufficientScopeError([ADMIN_ROLE]);
+    const { admin } = requireDeployRole(user);
     return this.activeRemotes.change(this.em, async (em) => {
       const remote = await this.lockRemote(em, name);
       if (!remote) throw new RemoteNotFoundError(name);
-      if (!admin && user.clientId !== remote.owner) {
-        throw new NotRemoteOwnerError(name, remote.owner, user.clientId, 'activate');
-      }
+      assertMayDeploy(user, admin, remote, 'activate');
       const target = await em.findOne(RemoteVersion, { remote: name, version: input.version });
       if (!target) throw new VersionNotFoundError(name, input.version);
       if (!target.integrity || !target.manifestIntegrity) {
         throw new VersionUnverifiableError(name, input.version);
       }
       if (!target.active) {
-        const previous = await em.findOne(RemoteVersion, { remote: name, active: true });
-        if (previous) previous.active = false;
-        target.active = true;
-        const now = new Date();
-        remote.updatedAt = now;
-        this.recordActivation(em, user, name, input.version, previous?.version ?? null, now);
+        await makeActive(em, this.audit, user.actor, remote, target, new Date());
         // Deactivate before activating: the flush order within one unit of work follows change order.
         await em.flush();
       }
       return toDetail(remote, input.version);
     });
-  }
-
-  /** The audit event of a version becoming the active one, by publish or by activation alike. */
-  private recordActivation(
-    em: EntityManager,
-    user: AuthenticatedUser,
-    name: string,
-    version: string,
-    previousVersion: string | null,
-    now: Date,
-  ): void {
-    this.audit.record(
-      em,
-      {
-        actor: user.actor,
-        action: 'remote.version.activated',
-        target: `${name}@${version}`,
-        details: { remote: name, version, previousVersion },
-      },
-      now,
-    );
   }
 
   async history(name: string): Promise<{ remote: RemoteDetail; versions: VersionDoc[] }> {
@@ -312,10 +288,7 @@ export class RegistryService {
   }
 
   private lockRemote(em: EntityManager, name: string): Promise<Remote | null> {
-    // SQLite has no row locks (and no FOR UPDATE); its writers are serialised by the database lock.
-    return this.config.database.driver === 'postgresql'
-      ? em.findOne(Remote, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE })
-      : em.findOne(Remote, { name });
+    return lockRemote(em, this.config.database, name);
   }
 }
 

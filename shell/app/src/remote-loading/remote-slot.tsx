@@ -1,7 +1,16 @@
-import type { FeatureProps, RemoteDescriptor } from '@atrium/sdk';
-import { Component, useEffect, useState, type ComponentType, type ErrorInfo, type ReactNode } from 'react';
+import { AtriumContext, type FeatureProps, type RemoteDescriptor } from '@atrium/sdk';
+import {
+  Component,
+  useContext,
+  useEffect,
+  useState,
+  type ComponentType,
+  type ErrorInfo,
+  type ReactNode,
+} from 'react';
 import { StatusPanel } from '../layout/status-panel';
 import { loadFeature, type FeatureLoader } from './federation';
+import type { RemoteLoadError } from './remote-load-error';
 
 type SlotState =
   | { readonly status: 'loading' }
@@ -16,28 +25,50 @@ export interface RemoteSlotProps {
 }
 
 /**
+ * Field telemetry's record of a remote: a performance mark (`load`, `loaded`, `rendered`, `failed` with why)
+ * naming the version. The reporter (field-telemetry.ts, a chunk fetched only once a remote has settled) reads
+ * them, earlier ones included, and takes times from their order.
+ */
+function markRemote(remote: RemoteDescriptor, event: string, kind?: string): void {
+  performance.mark(`atrium:remote-${event}:${remote.name}`, { detail: [remote.version, kind] });
+}
+
+/**
  * Loads a remote's Feature and renders it inside an error boundary, so neither a failed download nor a
  * crash inside the remote takes the shell down. Both failures offer Retry.
  */
 export function RemoteSlot({ remote, timeoutMs, load = loadFeature }: RemoteSlotProps) {
+  // The shell's API client (memoised: stable across renders, unlike the rest of the context).
+  const api = useContext(AtriumContext)?.api;
   const [attempt, setAttempt] = useState(0);
   const [state, setState] = useState<SlotState>({ status: 'loading' });
 
   useEffect(() => {
     let current = true;
-    load(remote, { retry: attempt > 0, timeoutMs }).then(
-      (module) => current && setState({ status: 'ready', Feature: module.Feature }),
-      (error: unknown) => current && setState({ status: 'failed', error: toError(error) }),
-    );
+    markRemote(remote, 'load');
+    load(remote, { retry: attempt > 0, timeoutMs })
+      .then(
+        (module) => {
+          markRemote(remote, 'loaded');
+          if (current) setState({ status: 'ready', Feature: module.Feature });
+        },
+        (error: unknown) => {
+          // The reporter counts a failure without a reason (not a RemoteLoadError) as a download failure.
+          markRemote(remote, 'failed', (error as Partial<RemoteLoadError>).reason);
+          if (current) setState({ status: 'failed', error: toError(error) });
+        },
+      )
+      // Field telemetry is a chunk of its own, fetched once a remote has loaded or failed: never before.
+      .finally(() => import('./field-telemetry').then((t) => t.startFieldTelemetry(api)));
     return () => {
       current = false;
     };
-  }, [remote, attempt, load, timeoutMs]);
+  }, [remote, attempt, load, timeoutMs, api]);
 
   useEffect(() => {
-    // Read by the browser journeys: time from the shell being ready to this remote being on screen.
-    if (state.status === 'ready') performance.mark(`atrium:remote-rendered:${remote.name}`);
-  }, [state.status, remote.name]);
+    // Also read by the browser journeys: time from the shell being ready to this remote being on screen.
+    if (state.status === 'ready') markRemote(remote, 'rendered');
+  }, [state.status, remote]);
 
   const retry = () => {
     setState({ status: 'loading' });
@@ -74,6 +105,7 @@ export class RemoteErrorBoundary extends Component<BoundaryProps, { error: Error
   }
 
   override componentDidCatch(error: unknown, info: ErrorInfo) {
+    markRemote(this.props.remote, 'failed', 'render');
     console.error(`Remote "${this.props.remote.name}" crashed`, error, info.componentStack);
   }
 

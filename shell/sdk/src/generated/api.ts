@@ -159,6 +159,93 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/remotes/{name}/rollout": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** A remote's latest canary, running or ended (administrators, or the owning deployer) */
+        readonly get: operations["rolloutGet"];
+        readonly put?: never;
+        /** Start a canary: serve a published version to a share of people and/or role holders (administrators, or the owning deployer) */
+        readonly post: operations["rolloutStart"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        /** Widen or narrow the running canary's share or roles */
+        readonly patch: operations["rolloutChange"];
+        readonly trace?: never;
+    };
+    readonly "/api/remotes/{name}/rollout/promote": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Promote the running canary: it becomes the remote's active version */
+        readonly post: operations["rolloutPromote"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/remotes/{name}/rollout/abort": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Abort the running canary: everybody gets the active version again */
+        readonly post: operations["rolloutAbort"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/telemetry": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Field telemetry from the shell: loads, failures, render times and web vitals per remote version (any signed-in person; 16 KiB, TELEMETRY_REPORTS_PER_MINUTE per person) */
+        readonly post: operations["telemetryRecord"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/admin/remotes/{name}/health": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** A remote's field health per version per minute (administrators) */
+        readonly get: operations["telemetryHealth"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/audit": {
         readonly parameters: {
             readonly query?: never;
@@ -467,6 +554,114 @@ export interface components {
             readonly updatedAt: string;
             readonly versions: readonly components["schemas"]["VersionDoc"][];
         };
+        readonly Rollout: {
+            readonly remote: string;
+            /** @description the canary version */
+            readonly version: string;
+            /** @description the active version everybody else gets */
+            readonly stableVersion: string | null;
+            readonly percent: number;
+            readonly roles: readonly string[];
+            /** @enum {string} */
+            readonly state: "running" | "promoted" | "aborted";
+            readonly startedBy: string;
+            /** Format: date-time */
+            readonly startedAt: string;
+            /** Format: date-time */
+            readonly updatedAt: string;
+            readonly endedBy: string | null;
+            readonly endedAt: string | null;
+            /** @description why it ended: the operator, or the automatic rollback */
+            readonly reason: string | null;
+        };
+        readonly StartRollout: {
+            /**
+             * @description a release's version: must be a semantic version such as 1.4.0, at most 64 characters
+             * @example 1.4.0
+             */
+            readonly version: string;
+            /** @description share of people who get the canary: those whose bucket, SHA-256 of "<remote>:<sub>" (first 4 bytes, big-endian) mod 100, is below it */
+            readonly percent?: number;
+            /** @description realm roles whose holders all get the canary (a Keycloak group grants roles to its members) */
+            readonly roles?: readonly string[];
+        };
+        readonly ChangeRollout: {
+            /** @description share of people who get the canary: those whose bucket, SHA-256 of "<remote>:<sub>" (first 4 bytes, big-endian) mod 100, is below it */
+            readonly percent?: number;
+            /** @description realm roles whose holders all get the canary (a Keycloak group grants roles to its members) */
+            readonly roles?: readonly string[];
+        };
+        readonly AbortRollout: {
+            readonly reason?: string;
+        };
+        readonly TelemetryBatch: {
+            readonly reports: readonly components["schemas"]["VersionReport"][];
+        };
+        readonly VersionReport: {
+            /**
+             * @description a remote's name: must be 2-40 characters: a lowercase letter, then lowercase letters or digits (no - or _: the name is a JavaScript identifier in Module Federation)
+             * @example profile
+             */
+            readonly remote: string;
+            /**
+             * @description a release's version: must be a semantic version such as 1.4.0, at most 64 characters
+             * @example 1.4.0
+             */
+            readonly version: string;
+            /** @description time to load (fetch, check, evaluate) of each successful load, in ms */
+            readonly loadMs: readonly number[];
+            /** @description time from load to first render of each successful render, in ms */
+            readonly renderMs: readonly number[];
+            readonly failures: {
+                /** @description manifest or entry could not be fetched */
+                readonly download: number;
+                /** @description a file did not match its SRI hash */
+                readonly integrity: number;
+                /** @description loading took longer than the shell waits */
+                readonly timeout: number;
+                /** @description the remote threw while rendering */
+                readonly render: number;
+            };
+            /** @description web-vitals ratings of pages the remote rendered */
+            readonly vitals: readonly {
+                /** @enum {string} */
+                readonly name: "LCP" | "INP" | "CLS";
+                /** @enum {string} */
+                readonly rating: "good" | "needs-improvement" | "poor";
+            }[];
+        };
+        readonly TelemetryReceipt: {
+            /** @description reports added to the aggregates */
+            readonly accepted: number;
+            /** @description reports of a remote version the caller is not served now (e.g. a canary since rolled back) */
+            readonly ignored: number;
+        };
+        readonly RemoteHealth: {
+            readonly remote: string;
+            /** Format: date-time */
+            readonly since: string;
+            readonly versions: readonly {
+                readonly version: string;
+                readonly points: readonly {
+                    /** Format: date-time */
+                    readonly minute: string;
+                    readonly attempts: number;
+                    readonly failures: number;
+                    readonly failuresByKind: {
+                        readonly download: number;
+                        readonly integrity: number;
+                        readonly timeout: number;
+                        readonly render: number;
+                    };
+                    readonly loadMsMean: number | null;
+                    readonly renderMsMean: number | null;
+                    /** @description LCP, INP and CLS samples rated poor */
+                    readonly poorVitals: number;
+                    /** @description LCP, INP and CLS samples */
+                    readonly vitals: number;
+                }[];
+            }[];
+        };
         readonly AuditPage: {
             readonly items: readonly components["schemas"]["AuditEvent"][];
             readonly pageSize: number;
@@ -570,7 +765,7 @@ export interface components {
              * @description stable machine-readable code (docs/errors.md)
              * @enum {string}
              */
-            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "dev_override_refused" | "personal_session_required" | "validation_failed" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "payload_too_large" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "identity_admin_unavailable" | "internal_error";
+            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "dev_override_refused" | "personal_session_required" | "validation_failed" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "rollout_in_progress" | "no_rollout" | "no_stable_version" | "payload_too_large" | "rate_limited" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "identity_admin_unavailable" | "internal_error";
             readonly errors?: readonly components["schemas"]["ProblemFieldError"][];
         };
         /** @description one invalid input (validation_failed) */
@@ -1431,6 +1626,706 @@ export interface operations {
                 };
             };
             /** @description problem+json, code invalid_request */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code insufficient_scope */
+            readonly 403: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly rolloutGet: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                /** @description a remote's name: must be 2-40 characters: a lowercase letter, then lowercase letters or digits (no - or _: the name is a JavaScript identifier in Module Federation) */
+                readonly name: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description the latest canary, or null */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly rollout: components["schemas"]["Rollout"] | null;
+                    };
+                };
+            };
+            /** @description problem+json, code invalid_request | validation_failed */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code insufficient_scope | not_remote_owner */
+            readonly 403: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code remote_not_found */
+            readonly 404: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly rolloutStart: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                /** @description a remote's name: must be 2-40 characters: a lowercase letter, then lowercase letters or digits (no - or _: the name is a JavaScript identifier in Module Federation) */
+                readonly name: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["StartRollout"];
+            };
+        };
+        readonly responses: {
+            /** @description the canary is running */
+            readonly 201: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code insufficient_scope | not_remote_owner */
+            readonly 403: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code remote_not_found | version_not_found */
+            readonly 404: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code version_unverifiable | no_stable_version | rollout_in_progress */
+            readonly 409: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code payload_too_large */
+            readonly 413: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unsupported_media_type */
+            readonly 415: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly rolloutChange: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                /** @description a remote's name: must be 2-40 characters: a lowercase letter, then lowercase letters or digits (no - or _: the name is a JavaScript identifier in Module Federation) */
+                readonly name: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["ChangeRollout"];
+            };
+        };
+        readonly responses: {
+            /** @description the canary with its new audience */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code insufficient_scope | not_remote_owner */
+            readonly 403: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code remote_not_found */
+            readonly 404: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code no_rollout */
+            readonly 409: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code payload_too_large */
+            readonly 413: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unsupported_media_type */
+            readonly 415: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly rolloutPromote: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                /** @description a remote's name: must be 2-40 characters: a lowercase letter, then lowercase letters or digits (no - or _: the name is a JavaScript identifier in Module Federation) */
+                readonly name: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description the canary, promoted */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            /** @description problem+json, code invalid_request | validation_failed */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code insufficient_scope | not_remote_owner */
+            readonly 403: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code remote_not_found */
+            readonly 404: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code no_rollout */
+            readonly 409: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly rolloutAbort: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                /** @description a remote's name: must be 2-40 characters: a lowercase letter, then lowercase letters or digits (no - or _: the name is a JavaScript identifier in Module Federation) */
+                readonly name: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["AbortRollout"];
+            };
+        };
+        readonly responses: {
+            /** @description the canary, aborted */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code insufficient_scope | not_remote_owner */
+            readonly 403: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code remote_not_found */
+            readonly 404: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code no_rollout */
+            readonly 409: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code payload_too_large */
+            readonly 413: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unsupported_media_type */
+            readonly 415: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly telemetryRecord: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["TelemetryBatch"];
+            };
+        };
+        readonly responses: {
+            /** @description added to the per-minute aggregates */
+            readonly 202: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["TelemetryReceipt"];
+                };
+            };
+            /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code payload_too_large */
+            readonly 413: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unsupported_media_type */
+            readonly 415: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code rate_limited */
+            readonly 429: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly telemetryHealth: {
+        readonly parameters: {
+            readonly query: {
+                readonly minutes: number;
+            };
+            readonly header?: never;
+            readonly path: {
+                /** @description a remote's name: must be 2-40 characters: a lowercase letter, then lowercase letters or digits (no - or _: the name is a JavaScript identifier in Module Federation) */
+                readonly name: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description per-minute aggregates of each version reported in the window */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RemoteHealth"];
+                };
+            };
+            /** @description problem+json, code invalid_request | validation_failed */
             readonly 400: {
                 headers: {
                     /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */

@@ -156,7 +156,7 @@ export class NotRemoteOwnerError extends DomainError {
     name: string,
     owner: string,
     clientId: string | null,
-    act: 'publish' | 'activate' | 'hand over',
+    act: 'publish' | 'activate' | 'roll out' | 'hand over',
   ) {
     const caller = `this token's client (azp) is ${clientId ? `"${clientId}"` : 'not named'}`;
     super(
@@ -164,7 +164,7 @@ export class NotRemoteOwnerError extends DomainError {
         ? `Remote "${name}" is platform code, owned by "${owner}": only that client may give it another owner, ` +
             `and ${caller}. Change it with the platform's credentials, not from a browser session.`
         : `Remote "${name}" is owned by the deployer client "${owner}": only its owner may ${act} its versions` +
-            `${act === 'activate' ? ' (or an administrator, role atrium-admin)' : ''}, and ${caller}. ` +
+            `${act === 'publish' ? '' : ' (or an administrator, role atrium-admin)'}, and ${caller}. ` +
             "An administrator changes a remote's owner.",
     );
     this.extensions = { remote: name, owner };
@@ -215,6 +215,56 @@ export class VersionUnverifiableError extends DomainError {
       `Remote "${name}" version ${version} was registered without integrity hashes, so the shell cannot ` +
         'check it: publish it again as a new version (the release CLI records both hashes).',
     );
+  }
+}
+
+/** A remote runs at most one canary at a time; it must be promoted or aborted before the next starts. */
+export class RolloutInProgressError extends DomainError {
+  readonly code = 'rollout_in_progress';
+  override readonly extensions: Readonly<Record<string, unknown>>;
+  constructor(name: string, version: string) {
+    super(
+      `Remote "${name}" already runs version ${version} as a canary: promote or abort it ` +
+        '(POST /api/remotes/{name}/rollout/promote or /abort) before starting another.',
+    );
+    this.extensions = { canaryVersion: version };
+  }
+}
+
+/** Widening, promoting or aborting needs a running canary. */
+export class NoRolloutError extends DomainError {
+  readonly code = 'no_rollout';
+  constructor(name: string) {
+    super(`Remote "${name}" runs no canary: start one with POST /api/remotes/${name}/rollout.`);
+  }
+}
+
+/** A canary is served instead of the active version, so a remote without one cannot run a canary. */
+export class NoStableVersionError extends DomainError {
+  readonly code = 'no_stable_version';
+  constructor(name: string) {
+    super(
+      `Remote "${name}" has no active version to fall back to: activate its first version ` +
+        '(PUT /api/remotes/{name}/active) instead of starting a canary.',
+    );
+  }
+}
+
+/** A body larger than the route accepts (routes with a tighter bound than the API-wide limit). */
+export class PayloadTooLargeError extends DomainError {
+  readonly code = 'payload_too_large';
+  constructor(limitBytes: number, what: string) {
+    super(`${what} may be at most ${limitBytes} bytes; send fewer reports per request.`);
+  }
+}
+
+/** The caller sent more requests of this kind than allowed in the current window. */
+export class RateLimitedError extends DomainError {
+  readonly code = 'rate_limited';
+  override readonly headers: Readonly<Record<string, string>>;
+  constructor(what: string, perMinute: number, retryAfterSeconds: number) {
+    super(`${what}: at most ${perMinute} per minute. Try again in ${retryAfterSeconds} s.`);
+    this.headers = { 'Retry-After': String(retryAfterSeconds) };
   }
 }
 

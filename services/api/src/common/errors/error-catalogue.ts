@@ -98,10 +98,32 @@ export const ERROR_CATALOGUE = {
     example:
       'Version 0.9.0 of "profile" has no integrity hashes, so the shell could not check it; publish it again.',
   },
+  rollout_in_progress: {
+    status: 409,
+    title: 'A canary is already running',
+    example:
+      'Remote "profile" already runs version 1.1.0 as a canary: promote or abort it (POST /api/remotes/{name}/rollout/promote or /abort) before starting another.',
+  },
+  no_rollout: {
+    status: 409,
+    title: 'No canary is running',
+    example: 'Remote "profile" runs no canary: start one with POST /api/remotes/profile/rollout.',
+  },
+  no_stable_version: {
+    status: 409,
+    title: 'The remote has no active version',
+    example:
+      'Remote "profile" has no active version to fall back to: activate its first version (PUT /api/remotes/{name}/active) instead of starting a canary.',
+  },
   payload_too_large: {
     status: 413,
     title: 'Payload too large',
     example: 'The request body is larger than this API accepts.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    example: 'Telemetry reports: at most 12 per minute. Try again in 20 s.',
   },
   unsupported_media_type: {
     status: 415,

@@ -4,6 +4,7 @@ import { isDatabaseUnavailable } from './database-availability.js';
 import { isDataException } from './database-data-errors.js';
 import { DatabaseUnavailableError, DomainError } from './domain-errors.js';
 import { ERROR_CATALOGUE, type ErrorCode, problemType } from './error-catalogue.js';
+import { noteProblem } from '../../metrics/metrics.js';
 
 /** An RFC 9457 problem document as this API emits it. */
 export interface ProblemDocument {
@@ -93,6 +94,7 @@ export class ProblemFilter implements ExceptionFilter {
    */
   respond(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const problem = this.toProblem(exception, request);
+    noteProblem(request, problem.code);
     const body: ProblemDocument = {
       type: problemType(problem.code),
       title: ERROR_CATALOGUE[problem.code].title,

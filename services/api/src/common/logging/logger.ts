@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { LoggerService, LogLevel } from '@nestjs/common';
@@ -50,6 +51,21 @@ export function createRootLogger(level: LogLevel, destination?: DestinationStrea
   );
 }
 
+const requestIds = new AsyncLocalStorage<string>();
+
+/**
+ * Runs `next` (the rest of a request's handling) with its request id in scope, so every line the
+ * application logs while handling it, errors included, names the request ({@link PinoNestLogger}).
+ */
+export function withRequestId(requestId: string, next: () => void): void {
+  requestIds.run(requestId, next);
+}
+
+/** The id of the request being handled, if any. */
+export function currentRequestId(): string | undefined {
+  return requestIds.getStore();
+}
+
 /** The request id: the client's `X-Request-Id` when it is a plain token, else a fresh UUID. */
 export function requestIdOf(request: IncomingMessage): string {
   const header = request.headers['x-request-id'];
@@ -92,6 +108,10 @@ export class PinoNestLogger implements LoggerService {
     // Nest passes the context (class name) last, and for errors the stack before it.
     const context = typeof rest.at(-1) === 'string' ? (rest.at(-1) as string) : undefined;
     const stack = level === 'error' && typeof rest[0] === 'string' && rest.length > 1 ? rest[0] : undefined;
-    this.logger[level]({ context, ...(stack ? { stack } : {}) }, String(message));
+    const requestId = currentRequestId();
+    this.logger[level](
+      { context, ...(requestId ? { requestId } : {}), ...(stack ? { stack } : {}) },
+      String(message),
+    );
   }
 }

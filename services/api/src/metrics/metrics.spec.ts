@@ -1,0 +1,66 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/create-test-app.js';
+import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
+import { startMetricsServer } from './metrics.js';
+
+/** The value of one sample line (`name{labels} value`), or 0 when absent. */
+function sample(text: string, name: string, labels: string): number {
+  const line = text.split('\n').find((entry) => entry.startsWith(`${name}{${labels}}`));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+describe('Prometheus metrics', () => {
+  let issuer: LocalIssuer;
+  let api: TestApp;
+  let server: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    issuer = await startLocalIssuer();
+    api = await createTestApp({ OIDC_ISSUER_URL: issuer.issuer });
+    await api.waitForIssuer();
+    server = await startMetricsServer(0, '127.0.0.1');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await api?.close();
+    await issuer?.close();
+  });
+
+  const scrape = async () => (await fetch(url)).text();
+
+  it('counts requests by route template and status, credential refusals by reason, and JWKS fetches', async () => {
+    const before = await scrape();
+    const token = await issuer.mint();
+    expect((await api.request({ url: '/api/remotes', token })).statusCode).toBe(200);
+    expect((await api.request({ url: '/api/remotes' })).statusCode).toBe(401);
+    expect((await api.request({ url: '/api/remotes', token: `${token}x` })).statusCode).toBe(401);
+    expect((await api.request({ url: '/api/remotes/profile/versions', token })).statusCode).toBe(403);
+    const after = await scrape();
+
+    const count = (text: string, labels: string) =>
+      sample(text, 'atrium_http_request_duration_seconds_count', labels);
+    expect(count(after, 'method="GET",route="/api/remotes",status="200"')).toBe(
+      count(before, 'method="GET",route="/api/remotes",status="200"') + 1,
+    );
+    // The route template, never the raw path: the label set stays bounded.
+    expect(count(after, 'method="GET",route="/api/remotes/:name/versions",status="403"')).toBeGreaterThan(0);
+    expect(after).not.toContain('route="/api/remotes/profile/versions"');
+    const rejections = (text: string, reason: string) =>
+      sample(text, 'atrium_token_rejections_total', `reason="${reason}"`);
+    expect(rejections(after, 'unauthenticated')).toBe(rejections(before, 'unauthenticated') + 1);
+    expect(rejections(after, 'invalid_token')).toBe(rejections(before, 'invalid_token') + 1);
+    expect(sample(after, 'atrium_jwks_fetches_total', 'outcome="ok"')).toBeGreaterThan(0);
+    expect(after).toContain('atrium_api_process_cpu_seconds_total');
+  });
+
+  it('is served on its own port only: the API answers /metrics with 404', async () => {
+    expect((await api.request({ url: '/metrics' })).statusCode).toBe(404);
+    expect((await api.request({ url: '/api/metrics' })).statusCode).toBe(404);
+    expect((await fetch(url.replace('/metrics', '/other'))).status).toBe(404);
+  });
+});

@@ -1,0 +1,115 @@
+import { createServer, type Server } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/**
+ * The API's Prometheus metrics: one registry per process (metrics are the process's, like its memory), served
+ * by {@link startMetricsServer} on a port of its own, never on the public API port.
+ */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry, prefix: 'atrium_api_' });
+
+const requestDuration = new Histogram({
+  name: 'atrium_http_request_duration_seconds',
+  help: 'API request durations by method, route template and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [metricsRegistry],
+});
+
+const tokenRejections = new Counter({
+  name: 'atrium_token_rejections_total',
+  help: 'Requests refused for their credentials, by problem code (unauthenticated, invalid_token, ...)',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});
+
+const jwksFetches = new Counter({
+  name: 'atrium_jwks_fetches_total',
+  help: "Fetches of the identity provider's signing keys, by outcome",
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+const rolloutSteps = new Counter({
+  name: 'atrium_rollout_steps_total',
+  help: 'Canary steps by kind: started, changed, promoted, aborted, rolled_back (automatic rollbacks)',
+  labelNames: ['step'] as const,
+  registers: [metricsRegistry],
+});
+
+const telemetryReports = new Counter({
+  name: 'atrium_telemetry_reports_total',
+  help: 'Field telemetry reports from the shell, by outcome (accepted, ignored)',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+/** The problem codes that mean "your credentials were refused" (401). */
+const CREDENTIAL_CODES = new Set([
+  'unauthenticated',
+  'invalid_token',
+  'invalid_dpop_proof',
+  'dpop_required',
+  'invalid_request',
+]);
+
+const problemCodes = new WeakMap<FastifyRequest, string>();
+
+/** The problem filter notes the code it answered with; the response hook counts credential refusals. */
+export function noteProblem(request: FastifyRequest, code: string): void {
+  problemCodes.set(request, code);
+}
+
+export function countJwksFetch(outcome: 'ok' | 'failed'): void {
+  jwksFetches.inc({ outcome });
+}
+
+export function countRolloutStep(step: 'started' | 'changed' | 'promoted' | 'aborted' | 'rolled_back'): void {
+  rolloutSteps.inc({ step });
+}
+
+export function countTelemetry(accepted: number, ignored: number): void {
+  if (accepted) telemetryReports.inc({ outcome: 'accepted' }, accepted);
+  if (ignored) telemetryReports.inc({ outcome: 'ignored' }, ignored);
+}
+
+/**
+ * Times every request by its route template (`/api/remotes/:name`, never the raw URL, so the label set stays
+ * bounded; `unmatched` for 404s of no route) and counts credential refusals.
+ */
+export function instrumentRequests(fastify: FastifyInstance): void {
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const status = reply.statusCode;
+    requestDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(status) },
+      reply.elapsedTime / 1000,
+    );
+    const code = problemCodes.get(request);
+    if (status === 401 && code && CREDENTIAL_CODES.has(code)) tokenRejections.inc({ reason: code });
+    done();
+  });
+}
+
+/**
+ * Serves `GET /metrics` on its own port and interface (METRICS_PORT, METRICS_HOST): not on the API's port, so
+ * neither the ingress nor the shell's origin ever exposes it; locally it listens on loopback only. Resolves
+ * with the server once it listens (`port` 0 picks a free one: tests).
+ */
+export async function startMetricsServer(port: number, host: string): Promise<Server> {
+  const server = createServer((request, response) => {
+    if (request.method !== 'GET' || request.url !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: GET /metrics\n');
+      return;
+    }
+    metricsRegistry.metrics().then(
+      (text) => response.writeHead(200, { 'content-type': metricsRegistry.contentType }).end(text),
+      (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${String(error)}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  return server;
+}

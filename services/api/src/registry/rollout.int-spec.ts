@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/create-test-app.js';
+import type { BoundToken } from '../../test/dpop-key.js';
+import {
+  adminQuery,
+  fetchDeployerToken,
+  fetchPlatformToken,
+  signIn,
+} from '../../test/integration-context.js';
+import { type KeycloakPeople, keycloakPeople, passwordOf } from '../../test/keycloak-people.js';
+import { releaseHashes } from '../../test/release-hashes.js';
+import { cohortBucket } from './cohort.js';
+
+const issuer = inject('oidcIssuerUrl');
+const databaseUrl = inject('databaseUrl');
+
+const PEOPLE = 16;
+
+/*
+ * A 50 % canary on PostgreSQL with real Keycloak people (made for this test through Keycloak's admin API,
+ * signed in through its login form with DPoP-bound tokens), served by two API instances on the same
+ * database: every person gets the same version from both, on every call, and it is the one the documented
+ * hash says. (Both instances run in this process; Passport's strategy registry is process-wide, so tokens are
+ * checked by the second one's strategy; the registry, its EntityManager and connection pool are each
+ * instance's own.)
+ */
+describe('a canary by identity across two API instances on PostgreSQL', () => {
+  const suffix = randomBytes(3).toString('hex');
+  const remote = `it-canary-${suffix}`;
+  const betaRole = `it-beta-${suffix}`;
+  let replicas: TestApp[] = [];
+  let keycloak: KeycloakPeople;
+  let deployer: string;
+  const people: Array<{ sub: string; token: BoundToken }> = [];
+  let betaTester: BoundToken;
+
+  beforeAll(async () => {
+    const env = { OIDC_ISSUER_URL: issuer, DATABASE_URL: databaseUrl, ROLLBACK_MIN_SAMPLES: '10' };
+    const first = await createTestApp(env);
+    const second = await createTestApp(env, { migrate: false });
+    replicas = [first, second];
+    await Promise.all(replicas.map((replica) => replica.waitForIssuer()));
+    keycloak = await keycloakPeople(issuer);
+    await keycloak.createRole(betaRole);
+    for (let index = 0; index < PEOPLE; index += 1) {
+      const username = `it-c${index}-${suffix}`;
+      const sub = await keycloak.create(username, ['atrium-user']);
+      people.push({ sub, token: await signIn(issuer, username, passwordOf(username)) });
+    }
+    const betaName = `it-beta-${suffix}`;
+    await keycloak.create(betaName, ['atrium-user', betaRole]);
+    betaTester = await signIn(issuer, betaName, passwordOf(betaName));
+
+    deployer = await fetchDeployerToken(issuer);
+    const platform = await fetchPlatformToken(issuer);
+    const created = await first.request({
+      method: 'POST',
+      url: '/api/remotes',
+      token: platform,
+      body: { name: remote, title: 'Canary', path: `/${remote}`, owner: 'atrium-deployer' },
+    });
+    expect(created.statusCode).toBe(201);
+    for (const version of ['1.0.0', '1.1.0']) {
+      const published = await first.request({
+        method: 'POST',
+        url: `/api/remotes/${remote}/versions`,
+        token: deployer,
+        body: {
+          version,
+          manifestUrl: `http://localhost:4100/${remote}/${version}/mf-manifest.json`,
+          ...releaseHashes(remote, version),
+          activate: version === '1.0.0',
+        },
+      });
+      expect(published.statusCode).toBe(201);
+    }
+  });
+
+  afterAll(async () => {
+    await Promise.all(replicas.map((replica) => replica.close()));
+    await keycloak?.removeAll();
+    await adminQuery(
+      databaseUrl,
+      `DELETE FROM audit_event WHERE target = '${remote}' OR split_part(target, '@', 1) = '${remote}'`,
+      `DELETE FROM remote WHERE name = '${remote}'`,
+    );
+  });
+
+  const servedBy = async (replica: TestApp, token: BoundToken) => {
+    const response = await replica.request({ url: '/api/remotes', token });
+    expect(response.statusCode).toBe(200);
+    return response
+      .json<{ remotes: Array<{ name: string; version: string }> }>()
+      .remotes.find((entry) => entry.name === remote)?.version;
+  };
+
+  it('splits the people by the hash of their sub, the same on every call and on both instances', async () => {
+    const started = await replicas[1]!.request({
+      method: 'POST',
+      url: `/api/remotes/${remote}/rollout`,
+      token: deployer,
+      body: { version: '1.1.0', percent: 50, roles: [betaRole] },
+    });
+    expect(started.statusCode).toBe(201);
+
+    const expected = people.map(({ sub }) => (cohortBucket(remote, sub) < 50 ? '1.1.0' : '1.0.0'));
+    // Both halves are present, or the split would prove nothing (all 16 on one side: p = 2^-15).
+    expect(new Set(expected)).toEqual(new Set(['1.0.0', '1.1.0']));
+    for (let round = 0; round < 3; round += 1) {
+      for (const replica of replicas) {
+        const served = await Promise.all(people.map(({ token }) => servedBy(replica, token)));
+        expect(served).toEqual(expected);
+      }
+    }
+    // The beta tester gets it through the role, on both instances.
+    expect(await Promise.all(replicas.map((replica) => servedBy(replica, betaTester)))).toEqual([
+      '1.1.0',
+      '1.1.0',
+    ]);
+  });
+
+  it('gives everybody the stable version on both instances once the canary is aborted on one', async () => {
+    const aborted = await replicas[0]!.request({
+      method: 'POST',
+      url: `/api/remotes/${remote}/rollout/abort`,
+      token: deployer,
+      body: { reason: 'integration test' },
+    });
+    expect(aborted.statusCode).toBe(200);
+    for (const replica of replicas) {
+      const served = await Promise.all(
+        [...people.map(({ token }) => token), betaTester].map((token) => servedBy(replica, token)),
+      );
+      expect(new Set(served)).toEqual(new Set(['1.0.0']));
+    }
+  });
+
+  it('rolls back a canary whose people report render failures through the telemetry endpoint', async () => {
+    const restarted = await replicas[0]!.request({
+      method: 'POST',
+      url: `/api/remotes/${remote}/rollout`,
+      token: deployer,
+      body: { version: '1.1.0', percent: 50 },
+    });
+    expect(restarted.statusCode).toBe(201);
+    const inCanary = people.filter(({ sub }) => cohortBucket(remote, sub) < 50);
+    const outside = people.filter(({ sub }) => cohortBucket(remote, sub) >= 50);
+    const report = (version: string, loads: number, renderFailures: number) => ({
+      reports: [
+        {
+          remote,
+          version,
+          loadMs: Array.from({ length: loads }, (_, index) => 200 + index),
+          renderMs: Array.from({ length: loads - renderFailures }, () => 50),
+          failures: { download: 0, integrity: 0, timeout: 0, render: renderFailures },
+          vitals: [{ name: 'LCP', rating: 'good' }],
+        },
+      ],
+    });
+    const send = (replica: TestApp, token: BoundToken, body: unknown) =>
+      replica.request({ method: 'POST', url: '/api/telemetry', token, body });
+    for (const [index, { token }] of outside.entries()) {
+      const sent = await send(replicas[index % 2]!, token, report('1.0.0', 10, 0));
+      expect(sent.json()).toEqual({ accepted: 1, ignored: 0 });
+    }
+    // Each canary person loaded it 10 times and it threw on every render: 10 samples reach ROLLBACK_MIN_SAMPLES.
+    const firstFailure = Date.now();
+    const sent = await send(replicas[1]!, inCanary[0]!.token, report('1.1.0', 10, 10));
+    expect(sent.json()).toEqual({ accepted: 1, ignored: 0 });
+    const decided = Date.now();
+
+    // The owning deployer reads its canary; the audit log is an administrator's.
+    const state = await replicas[0]!.request({ url: `/api/remotes/${remote}/rollout`, token: deployer });
+    expect(state.statusCode).toBe(200);
+    const { rollout } = state.json<{ rollout: { state: string; endedBy: string; reason: string } }>();
+    const ada = await signIn(issuer, 'ada', 'ada');
+    expect(rollout).toMatchObject({ state: 'aborted', endedBy: 'atrium-api (automatic rollback)' });
+    expect(rollout.reason).toMatch(/^canary 10\/10 failed \(100\.0 %\), stable 0\/\d+ \(0\.0 %\).* > 2\.33/);
+    for (const replica of replicas) {
+      const served = await Promise.all(inCanary.map(({ token }) => servedBy(replica, token)));
+      expect(new Set(served)).toEqual(new Set(['1.0.0']));
+    }
+    const audit = await replicas[1]!.request({ url: '/api/audit?pageSize=20', token: ada });
+    const event = audit
+      .json<{ items: Array<{ action: string; target: string; details: Record<string, unknown> }> }>()
+      .items.find(
+        (item) => item.action === 'remote.rollout.rolled_back' && item.target === `${remote}@1.1.0`,
+      );
+    expect(event?.details).toMatchObject({ reason: rollout.reason, canary: { attempts: 10, failures: 10 } });
+    console.log(`first failing report to rollback: ${decided - firstFailure} ms (within that request)`);
+  });
+
+  it('refuses a person without a deploy role who tries to start a canary', async () => {
+    const alice = await signIn(issuer, 'alice', 'alice');
+    const response = await replicas[0]!.request({
+      method: 'POST',
+      url: `/api/remotes/${remote}/rollout`,
+      token: alice,
+      body: { version: '1.1.0', percent: 100 },
+    });
+    expect(response.statusCode).toBe(403);
+    expect(await servedBy(replicas[0]!, alice)).toBe('1.0.0');
+  });
+});

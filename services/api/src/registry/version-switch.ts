@@ -1,0 +1,72 @@
+import { type EntityManager, LockMode } from '@mikro-orm/core';
+import type { AuditService } from '../audit/audit.service.js';
+import type { AppConfig } from '../config/app-config.js';
+import { RemoteRollout } from './rollout.entity.js';
+import { RemoteVersion } from './remote-version.entity.js';
+import { Remote } from './remote.entity.js';
+
+/**
+ * Reads a remote for a change, locking its row (PostgreSQL) so that concurrent publishes, activations and
+ * canary steps of one remote queue up instead of interleaving. SQLite has no row locks (and no FOR UPDATE);
+ * its writers are serialised by the database lock.
+ */
+export function lockRemote(
+  em: EntityManager,
+  database: AppConfig['database'],
+  name: string,
+): Promise<Remote | null> {
+  return database.driver === 'postgresql'
+    ? em.findOne(Remote, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+    : em.findOne(Remote, { name });
+}
+
+/**
+ * Makes `target` the remote's active version inside `em`'s transaction (the remote already locked) and
+ * records `remote.version.activated`; `via` says how (an activation, or a canary's promotion). A running
+ * canary of that very version has nothing left to test and ends as promoted. Returns the previous active
+ * version. The caller flushes.
+ */
+export async function makeActive(
+  em: EntityManager,
+  audit: AuditService,
+  actor: string,
+  remote: Remote,
+  target: RemoteVersion,
+  now: Date,
+  via: 'activation' | 'canary promotion' = 'activation',
+): Promise<string | null> {
+  const previous = await em.findOne(RemoteVersion, { remote: remote.name, active: true });
+  if (previous) previous.active = false;
+  target.active = true;
+  remote.updatedAt = now;
+  const canary = await em.findOne(RemoteRollout, {
+    remote: remote.name,
+    state: 'running',
+    version: target.version,
+  });
+  if (canary) {
+    em.assign(canary, {
+      state: 'promoted',
+      endedBy: actor,
+      endedAt: now,
+      updatedAt: now,
+      reason: via === 'activation' ? 'its version was activated directly' : null,
+    });
+  }
+  audit.record(
+    em,
+    {
+      actor,
+      action: 'remote.version.activated',
+      target: `${remote.name}@${target.version}`,
+      details: {
+        remote: remote.name,
+        version: target.version,
+        previousVersion: previous?.version ?? null,
+        ...(via === 'activation' ? {} : { via }),
+      },
+    },
+    now,
+  );
+  return previous?.version ?? null;
+}

@@ -1,0 +1,227 @@
+import { Writable } from 'node:stream';
+import { MikroORM, RequestContext } from '@mikro-orm/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/create-test-app.js';
+import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
+import { releaseHashes } from '../../test/release-hashes.js';
+import { cohortBucket } from '../registry/cohort.js';
+import type { RolloutDoc } from '../registry/rollout.schemas.js';
+import { TelemetryService } from './telemetry.service.js';
+import type { RemoteHealthDoc, VersionReport } from './telemetry.schemas.js';
+
+interface AuditBody {
+  items: Array<{ actor: string; action: string; target: string; details: Record<string, unknown> }>;
+}
+
+/*
+ * Field telemetry on SQLite with locally minted tokens: aggregates, the bounds on size and rate, and the
+ * automatic rollback of a canary that fails on render. (PostgreSQL with Keycloak's people: telemetry.int-spec.ts.)
+ */
+describe('field telemetry and automatic rollback', () => {
+  let issuer: LocalIssuer;
+  let api: TestApp;
+  let admin: string;
+  let deployer: string;
+  const canaryPeople: string[] = [];
+  const logLines: Array<Record<string, unknown>> = [];
+  const logDestination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+        logLines.push(JSON.parse(line) as Record<string, unknown>);
+      }
+      callback();
+    },
+  });
+  const stablePeople: string[] = [];
+
+  const mintPerson = (sub: string, roles = ['atrium-user']) =>
+    issuer.mint({ claims: { sub, preferred_username: sub, azp: 'atrium-shell', realm_access: { roles } } });
+
+  beforeAll(async () => {
+    issuer = await startLocalIssuer();
+    api = await createTestApp(
+      {
+        OIDC_ISSUER_URL: issuer.issuer,
+        TELEMETRY_REPORTS_PER_MINUTE: '3',
+        ROLLBACK_MIN_SAMPLES: '20',
+        LOG_LEVEL: 'warn',
+      },
+      { logDestination, nestLogs: true },
+    );
+    await api.waitForIssuer();
+    admin = await mintPerson('ada', ['atrium-user', 'atrium-admin']);
+    deployer = await issuer.mint({
+      claims: {
+        sub: 'sa-deployer',
+        preferred_username: 'service-account-atrium-deployer',
+        azp: 'atrium-deployer',
+        realm_access: { roles: ['remote-publisher'] },
+      },
+    });
+    for (let index = 0; index < 40; index += 1) {
+      const sub = `person-${index}`;
+      (cohortBucket('time-off', sub) < 50 ? canaryPeople : stablePeople).push(await mintPerson(sub));
+    }
+    const call = (method: 'POST' | 'PUT', url: string, token: string, body: unknown) =>
+      api.request({ method, url, token, body });
+    expect(
+      (
+        await call('POST', '/api/remotes', admin, {
+          name: 'time-off',
+          title: 'T',
+          path: '/time-off',
+          owner: 'atrium-deployer',
+        })
+      ).statusCode,
+    ).toBe(201);
+    for (const version of ['1.0.0', '1.1.0']) {
+      const published = await call('POST', '/api/remotes/time-off/versions', deployer, {
+        version,
+        manifestUrl: `http://localhost:4100/time-off/${version}/mf-manifest.json`,
+        ...releaseHashes('time-off', version),
+        activate: version === '1.0.0',
+      });
+      expect(published.statusCode).toBe(201);
+    }
+    const started = await call('POST', '/api/remotes/time-off/rollout', deployer, {
+      version: '1.1.0',
+      percent: 50,
+    });
+    expect(started.statusCode).toBe(201);
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await issuer?.close();
+  });
+
+  const report = (version: string, extra: Partial<VersionReport> = {}): VersionReport => ({
+    remote: 'time-off',
+    version,
+    loadMs: [],
+    renderMs: [],
+    failures: { download: 0, integrity: 0, timeout: 0, render: 0 },
+    vitals: [],
+    ...extra,
+  });
+  const send = (token: string, reports: VersionReport[], headers: Record<string, string> = {}) =>
+    api.request({ method: 'POST', url: '/api/telemetry', token, body: { reports }, headers });
+  const rollout = async () =>
+    (await api.request({ url: '/api/remotes/time-off/rollout', token: admin })).json<{
+      rollout: RolloutDoc;
+    }>().rollout;
+  const versionFor = async (token: string) =>
+    (await api.request({ url: '/api/remotes', token }))
+      .json<{ remotes: Array<{ name: string; version: string }> }>()
+      .remotes.find((remote) => remote.name === 'time-off')?.version;
+
+  it('adds what people report about the version they are served to per-minute aggregates', async () => {
+    expect(canaryPeople.length).toBeGreaterThanOrEqual(8);
+    expect(stablePeople.length).toBeGreaterThanOrEqual(5);
+    for (const token of stablePeople.slice(0, 5)) {
+      const response = await send(token, [
+        report('1.0.0', {
+          loadMs: [80, 250, 900, 2000, 12_000],
+          renderMs: [40, 60, 90, 120, 400],
+          vitals: [
+            { name: 'LCP', rating: 'good' },
+            { name: 'CLS', rating: 'poor' },
+          ],
+        }),
+        // Not served to a stable person: counted nowhere.
+        report('1.1.0', { loadMs: [10, 10, 10] }),
+      ]);
+      expect(response.statusCode).toBe(202);
+      expect(response.json()).toEqual({ accepted: 1, ignored: 1 });
+    }
+    const health = await api.request({ url: '/api/admin/remotes/time-off/health?minutes=60', token: admin });
+    expect(health.statusCode).toBe(200);
+    const { versions } = health.json<RemoteHealthDoc>();
+    expect(versions.map((entry) => entry.version)).toEqual(['1.0.0']);
+    const points = versions[0]!.points;
+    const sum = (pick: (point: (typeof points)[number]) => number) => points.reduce((n, p) => n + pick(p), 0);
+    expect(sum((point) => point.attempts)).toBe(25);
+    expect(sum((point) => point.failures)).toBe(0);
+    expect(sum((point) => point.vitals)).toBe(10);
+    expect(sum((point) => point.poorVitals)).toBe(5);
+    expect(points[0]!.loadMsMean).toBeCloseTo((80 + 250 + 900 + 2000 + 12_000) / 5);
+  });
+
+  it('refuses a batch over 16 KiB with 413 and a person over the rate with 429, in problem+json', async () => {
+    const samples = Array.from({ length: 100 }, (_, index) => 1000.123456 + index);
+    const big = Array.from({ length: 20 }, () => report('1.0.0', { loadMs: samples, renderMs: samples }));
+    const tooLarge = await send(stablePeople[5]!, big);
+    expect(tooLarge.statusCode).toBe(413);
+    expect(tooLarge.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(tooLarge.json()).toMatchObject({ code: 'payload_too_large' });
+
+    const flooder = stablePeople[6]!;
+    const statuses = [];
+    for (let attempt = 0; attempt < 4; attempt += 1)
+      statuses.push((await send(flooder, [report('1.0.0')])).statusCode);
+    expect(statuses).toEqual([202, 202, 202, 429]);
+    const limited = await send(flooder, [report('1.0.0')]);
+    expect(limited.json()).toMatchObject({ code: 'rate_limited' });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // Another person is not held back by the flooder.
+    expect((await send(stablePeople[7]!, [report('1.0.0', { loadMs: [100] })])).statusCode).toBe(202);
+  });
+
+  it('rolls a canary back once it has enough failing loads, and its people get stable on their next load', async () => {
+    const failing = report('1.1.0', {
+      loadMs: [120, 130, 140],
+      failures: { download: 0, integrity: 0, timeout: 0, render: 3 },
+    });
+    // Six people: 18 attempts, below ROLLBACK_MIN_SAMPLES=20, however bad.
+    const firstFailure = performance.now();
+    for (const token of canaryPeople.slice(0, 6)) expect((await send(token, [failing])).statusCode).toBe(202);
+    expect((await rollout()).state).toBe('running');
+    expect(await versionFor(canaryPeople[0]!)).toBe('1.1.0');
+
+    const crossing = await send(canaryPeople[6]!, [failing], { 'x-request-id': 'report-7' });
+    expect(crossing.statusCode).toBe(202);
+    console.log(
+      `first failing report to rollback: ${(performance.now() - firstFailure).toFixed(0)} ms over 7 reports ` +
+        '(21 failed loads, ROLLBACK_MIN_SAMPLES=20)',
+    );
+    const ended = await rollout();
+    expect(ended).toMatchObject({ state: 'aborted', endedBy: 'atrium-api (automatic rollback)' });
+    expect(ended.reason).toMatch(
+      /canary 21\/21 failed \(100.0 %\), stable 0\/\d+ \(0.0 %\).*z = [\d.]+ > 2.33/,
+    );
+    for (const token of canaryPeople) expect(await versionFor(token)).toBe('1.0.0');
+
+    const [event] = (await api.request({ url: '/api/audit?pageSize=1', token: admin })).json<AuditBody>()
+      .items;
+    expect(event).toMatchObject({
+      actor: 'atrium-api (automatic rollback)',
+      action: 'remote.rollout.rolled_back',
+      target: 'time-off@1.1.0',
+      details: {
+        stableVersion: '1.0.0',
+        canary: { attempts: 21, failures: 21 },
+        policy: { minSamples: 20, minDifference: 0.02, z: 2.33 },
+      },
+    });
+    expect(event!.details['reason']).toBe(ended.reason);
+    // The API's own log line about it names the request that tipped it.
+    expect(logLines.find((line) => line['context'] === 'TelemetryService')).toMatchObject({
+      level: 40,
+      requestId: 'report-7',
+      msg: `rolled back time-off@1.1.0: ${ended.reason}`,
+    });
+    // A report about the rolled-back canary, sent after its person got stable, is ignored.
+    expect((await send(canaryPeople[7]!, [failing])).json()).toEqual({ accepted: 0, ignored: 1 });
+  });
+
+  it('deletes aggregates older than the retention', async () => {
+    const service = api.app.get(TelemetryService);
+    const orm = api.app.get(MikroORM);
+    await RequestContext.create(orm.em, async () => {
+      expect(await service.prune(new Date())).toBe(0);
+      expect(await service.prune(new Date(Date.now() + 31 * 24 * 3_600_000))).toBeGreaterThan(0);
+    });
+    const health = await api.request({ url: '/api/admin/remotes/time-off/health', token: admin });
+    expect(health.json<RemoteHealthDoc>().versions).toEqual([]);
+  });
+});
