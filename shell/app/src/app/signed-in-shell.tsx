@@ -14,7 +14,9 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import { useAuth } from 'react-oidc-context';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { createApiAuthorization } from '../auth/api-authorization';
+import { useIdentityProviderMonitor } from '../auth/identity-provider-notice';
 import { toAtriumUser } from '../auth/oidc';
+import { useSessionLifecycle } from '../auth/use-session-lifecycle';
 import type { RuntimeConfig } from '../config/runtime-config';
 import { AppHeader } from '../layout/app-header';
 import { StatusPanel } from '../layout/status-panel';
@@ -39,6 +41,8 @@ export interface SignedInShellProps {
 /** The shell once someone is signed in: context for remotes, header, navigation and routes. */
 export function SignedInShell({ config, userManager }: SignedInShellProps) {
   const auth = useAuth();
+  const identityProvider = useIdentityProviderMonitor();
+  useSessionLifecycle(userManager, identityProvider);
   const oidcUser = auth.user;
   const [theme, setThemeState] = useState<ThemePreference>(readCachedTheme);
   const [location, setLocation] = useLocation();
@@ -51,6 +55,9 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   }, []);
 
   const signOut = useCallback(async () => {
+    // Sign-out is a visit to Keycloak: when it does not answer, the shell says so and signs out once it does,
+    // rather than leaving the person on the browser's error page.
+    await identityProvider.whenReachable('sign-out');
     const idToken = (await userManager.getUser())?.id_token;
     // Through react-oidc-context, not the UserManager: it marks the sign-out as the active navigation, so
     // the auth gate does not race it with a new sign-in once the local user is removed.
@@ -58,7 +65,7 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
       ...(idToken !== undefined ? { id_token_hint: idToken } : {}),
       post_logout_redirect_uri: `${window.location.origin}${config.oidc.postLogoutPath}`,
     });
-  }, [userManager, auth, config.oidc.postLogoutPath]);
+  }, [userManager, auth, config.oidc.postLogoutPath, identityProvider]);
 
   const api = useMemo(
     () => createApiClient({ baseUrl: config.apiBaseUrl, ...createApiAuthorization(userManager) }),
@@ -68,26 +75,6 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
   useEffect(() => {
     performance.mark('atrium:shell-ready');
   }, []);
-
-  // A session that cannot be renewed is over: rather than leave a page whose next action fails, unload the
-  // user so the auth gate sends the person to Keycloak and back to this page. Keycloak refusing the refresh
-  // token (invalid_grant: the session was ended or timed out) ends it at once; any other renewal failure
-  // (say, Keycloak briefly unreachable) ends it only when the access token actually expires and one last
-  // renewal fails too (a tab whose timers the browser slowed down in the background gets that chance, and
-  // finds the token another tab renewed meanwhile).
-  useEffect(() => {
-    const endSession = () => void userManager.removeUser();
-    const onExpired = () => void userManager.signinSilent().catch(endSession);
-    const onRenewError = (error: Error) => {
-      if ((error as Error & { error?: string }).error === 'invalid_grant') endSession();
-    };
-    userManager.events.addAccessTokenExpired(onExpired);
-    userManager.events.addSilentRenewError(onRenewError);
-    return () => {
-      userManager.events.removeAccessTokenExpired(onExpired);
-      userManager.events.removeSilentRenewError(onRenewError);
-    };
-  }, [userManager]);
 
   useEffect(() => {
     let current = true;
