@@ -109,6 +109,8 @@ test('a session ended elsewhere ends here too: at once when the person comes bac
   // Signed out by an administrator, the person comes back to the tab: the tab asks Keycloak straight away.
   const returning = await createPerson('rita');
   await signInAt(page, '/profile', returning);
+  // The person reads the page for a moment (the tab checks at most every 5 s on focus).
+  await page.waitForTimeout(6_000);
   await signOutEverywhere(returning);
   const focusAt = Date.now();
   // What the browser does when the person switches back to the tab or window.

@@ -31,7 +31,10 @@ export async function checkSession(
     status = await askUserinfo(userManager, user);
   } catch (error) {
     if (!isUnreachable(error)) throw error;
-    if (!(await monitor.check())) {
+    // No answer in time: Keycloak is slow or down. A failed fetch may also be a browser refusing to show the
+    // answer (CORS): the discovery document tells the two apart.
+    const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
+    if (timedOut || !(await monitor.check())) {
       void monitor.reportUnreachable('session-check');
       return 'unreachable';
     }
