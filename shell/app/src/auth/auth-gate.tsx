@@ -62,18 +62,21 @@ export function AuthGate({ authority, signedOutElsewhere = false, children }: Au
 
   // Keyed on the error itself, so a sign-in that fails again after a recovery waits again.
   const unreachableError = unreachable ? blockingError : undefined;
+  // react-oidc-context binds its navigators to the UserManager once; unlike `auth`, this one stays the same.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const { signinRedirect } = auth;
   useEffect(() => {
     if (unreachableError === undefined) return;
     let current = true;
     void monitor.reportUnreachable('sign-in').then(() => {
       if (!current) return;
       const state: SigninState = { returnTo: currentLocation() };
-      void auth.signinRedirect({ state });
+      void signinRedirect({ state });
     });
     return () => {
       current = false;
     };
-  }, [unreachableError, monitor, auth]);
+  }, [unreachableError, monitor, signinRedirect]);
 
   if (auth.isAuthenticated) return children;
   if (signedOut) {
