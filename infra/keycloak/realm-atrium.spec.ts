@@ -407,10 +407,15 @@ interface SecondFactorRealm {
   otpPolicyDigits: number;
   otpPolicyPeriod: number;
   webAuthnPolicyPasswordlessPasskeysEnabled: boolean;
-  webAuthnPolicyPasswordlessRequireResidentKey: string;
+  webAuthnPolicyPasswordlessResidentKey: string;
   webAuthnPolicyPasswordlessUserVerificationRequirement: string;
   requiredActions?: { alias: string; enabled: boolean }[];
-  authenticationFlows: { alias: string; topLevel: boolean; authenticationExecutions: Execution[] }[];
+  authenticationFlows: {
+    alias: string;
+    description: string;
+    topLevel: boolean;
+    authenticationExecutions: Execution[];
+  }[];
   authenticatorConfig: { alias: string; config: Record<string, string> }[];
 }
 
@@ -430,7 +435,7 @@ describe('second factors in realm-atrium.json', () => {
     const r = load();
     expect(r).toMatchObject({
       webAuthnPolicyPasswordlessPasskeysEnabled: true,
-      webAuthnPolicyPasswordlessRequireResidentKey: 'Yes',
+      webAuthnPolicyPasswordlessResidentKey: 'Required',
       webAuthnPolicyPasswordlessUserVerificationRequirement: 'required',
       otpPolicyType: 'totp',
       otpPolicyAlgorithm: 'HmacSHA1',
@@ -448,8 +453,9 @@ describe('second factors in realm-atrium.json', () => {
     for (const alias of [r.browserFlow, r.registrationFlow, r.directGrantFlow]) {
       expect(r.authenticationFlows.find((f) => f.alias === alias)?.topLevel).toBe(true);
     }
-    // Every sub-flow and config an execution names exists.
+    // Every sub-flow and config an execution names exists; descriptions fit Keycloak's column (255).
     for (const f of r.authenticationFlows) {
+      expect(f.description.length, f.alias).toBeLessThanOrEqual(255);
       for (const e of f.authenticationExecutions) {
         if (e.flowAlias) expect(r.authenticationFlows.map((x) => x.alias)).toContain(e.flowAlias);
         if (e.authenticatorConfig) expect(config(r, e.authenticatorConfig)).toBeDefined();
