@@ -435,7 +435,7 @@ describe('second factors in realm-atrium.json', () => {
     const r = load();
     expect(r).toMatchObject({
       webAuthnPolicyPasswordlessPasskeysEnabled: true,
-      webAuthnPolicyPasswordlessResidentKey: 'Required',
+      webAuthnPolicyPasswordlessResidentKey: 'required',
       webAuthnPolicyPasswordlessUserVerificationRequirement: 'required',
       otpPolicyType: 'totp',
       otpPolicyAlgorithm: 'HmacSHA1',
