@@ -393,3 +393,117 @@ describe('realm-atrium.json', () => {
     expect(realm.clients.filter((c) => c.directAccessGrantsEnabled).map((c) => c.clientId)).toEqual([]);
   });
 });
+
+interface Execution {
+  authenticator?: string;
+  authenticatorFlow: boolean;
+  flowAlias?: string;
+  requirement: string;
+  priority: number;
+  authenticatorConfig?: string;
+}
+interface SecondFactorRealm {
+  browserFlow: string;
+  registrationFlow: string;
+  directGrantFlow: string;
+  otpPolicyType: string;
+  otpPolicyAlgorithm: string;
+  otpPolicyDigits: number;
+  otpPolicyPeriod: number;
+  webAuthnPolicyPasswordlessPasskeysEnabled: boolean;
+  webAuthnPolicyPasswordlessResidentKey: string;
+  webAuthnPolicyPasswordlessUserVerificationRequirement: string;
+  requiredActions?: { alias: string; enabled: boolean }[];
+  authenticationFlows: {
+    alias: string;
+    description: string;
+    topLevel: boolean;
+    authenticationExecutions: Execution[];
+  }[];
+  authenticatorConfig: { alias: string; config: Record<string, string> }[];
+}
+
+describe('second factors in realm-atrium.json', () => {
+  const load = (env: NodeJS.ProcessEnv = {}) => loadRealm(env) as unknown as SecondFactorRealm;
+  const flow = (r: SecondFactorRealm, alias: string) => {
+    const found = r.authenticationFlows.find((f) => f.alias === alias);
+    if (!found) throw new Error(`flow ${alias} missing`);
+    return found.authenticationExecutions;
+  };
+  const config = (r: SecondFactorRealm, alias: string | undefined) =>
+    r.authenticatorConfig.find((c) => c.alias === alias)?.config;
+  const step = (executions: Execution[], match: Partial<Execution>) =>
+    executions.find((e) => Object.entries(match).every(([k, v]) => e[k as keyof Execution] === v));
+
+  it('offers passkeys (discoverable, user-verified) on the sign-in page and authenticator apps (TOTP, SHA-1, 6 digits, 30 s)', () => {
+    const r = load();
+    expect(r).toMatchObject({
+      webAuthnPolicyPasswordlessPasskeysEnabled: true,
+      webAuthnPolicyPasswordlessResidentKey: 'required',
+      webAuthnPolicyPasswordlessUserVerificationRequirement: 'required',
+      otpPolicyType: 'totp',
+      otpPolicyAlgorithm: 'HmacSHA1',
+      otpPolicyDigits: 6,
+      otpPolicyPeriod: 30,
+    });
+    // Keycloak's default required actions (CONFIGURE_TOTP, webauthn-register-passwordless among them, all
+    // enabled) apply: the realm names none, so none is left out. realm.int-spec.ts checks them on Keycloak.
+    expect(r.requiredActions).toBeUndefined();
+  });
+
+  it('binds its own browser flow and names the registration and direct grant flows a realm file with flows must have', () => {
+    const r = load();
+    expect(r.browserFlow).toBe('atrium browser');
+    for (const alias of [r.browserFlow, r.registrationFlow, r.directGrantFlow]) {
+      expect(r.authenticationFlows.find((f) => f.alias === alias)?.topLevel).toBe(true);
+    }
+    // Every sub-flow and config an execution names exists; descriptions fit Keycloak's column (255).
+    for (const f of r.authenticationFlows) {
+      expect(f.description.length, f.alias).toBeLessThanOrEqual(255);
+      for (const e of f.authenticationExecutions) {
+        if (e.flowAlias) expect(r.authenticationFlows.map((x) => x.alias)).toContain(e.flowAlias);
+        if (e.authenticatorConfig) expect(config(r, e.authenticatorConfig)).toBeDefined();
+      }
+    }
+  });
+
+  it("asks for the second factor a person has set up, except after a passkey sign-in or the administrators' step", () => {
+    const r = load();
+    const forms = flow(r, 'atrium forms');
+    expect(step(forms, { authenticator: 'auth-username-password-form' })?.requirement).toBe('REQUIRED');
+    expect(step(forms, { flowAlias: 'atrium second factor' })?.requirement).toBe('CONDITIONAL');
+    const secondFactor = flow(r, 'atrium second factor');
+    expect(step(secondFactor, { authenticator: 'conditional-user-configured' })?.requirement).toBe(
+      'REQUIRED',
+    );
+    expect(
+      config(r, step(secondFactor, { authenticator: 'conditional-credential' })?.authenticatorConfig),
+    ).toEqual({ credentials: 'webauthn-passwordless', included: 'false' });
+    expect(
+      config(r, step(secondFactor, { authenticator: 'conditional-sub-flow-executed' })?.authenticatorConfig),
+    ).toEqual({ flow_to_check: 'atrium admins second factor', check_result: 'not-executed' });
+    expect(step(secondFactor, { authenticator: 'auth-otp-form' })?.requirement).toBe('ALTERNATIVE');
+  });
+
+  it('requires a second factor of atrium-admin only when ATRIUM_ADMIN_SECOND_FACTOR=CONDITIONAL (off in development)', () => {
+    const adminStep = (r: SecondFactorRealm) =>
+      step(flow(r, 'atrium forms'), { flowAlias: 'atrium admins second factor' })?.requirement;
+    expect(adminStep(load())).toBe('DISABLED');
+    const on = load({ ATRIUM_ADMIN_SECOND_FACTOR: 'CONDITIONAL' });
+    expect(adminStep(on)).toBe('CONDITIONAL');
+    const admins = flow(on, 'atrium admins second factor');
+    expect(config(on, step(admins, { authenticator: 'conditional-user-role' })?.authenticatorConfig)).toEqual(
+      {
+        condUserRole: 'atrium-admin',
+        negate: 'false',
+      },
+    );
+    // REQUIRED: an administrator without an authenticator app is made to set one up at sign-in.
+    expect(step(admins, { authenticator: 'auth-otp-form' })?.requirement).toBe('REQUIRED');
+  });
+
+  it('keeps brute-force protection and sign-in by username or e-mail', () => {
+    expect(realm.bruteForceProtected).toBe(true);
+    expect(realm.loginWithEmailAllowed).toBe(true);
+  });
+});

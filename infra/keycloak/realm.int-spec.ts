@@ -207,3 +207,63 @@ describe('the atrium realm refuses what an attacker would try', () => {
     }
   });
 });
+
+describe('second factors on the real Keycloak', () => {
+  const keycloakUrl = new URL(issuer).origin;
+
+  async function admin(path: string): Promise<unknown> {
+    const token = await postForm(`${keycloakUrl}/realms/master/protocol/openid-connect/token`, {
+      grant_type: 'password',
+      client_id: 'admin-cli',
+      username: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
+      password: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
+    });
+    const { access_token } = (await token.json()) as { access_token: string };
+    const response = await fetch(`${keycloakUrl}/admin/realms/atrium${path}`, {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(response.status, path).toBe(200);
+    return response.json();
+  }
+
+  it('has passkeys, authenticator apps and the required actions that set them up', async () => {
+    const realm = (await admin('')) as Record<string, unknown>;
+    expect(realm).toMatchObject({
+      browserFlow: 'atrium browser',
+      registrationFlow: 'registration',
+      directGrantFlow: 'direct grant',
+      resetCredentialsFlow: 'reset credentials',
+      webAuthnPolicyPasswordlessPasskeysEnabled: true,
+      otpPolicyType: 'totp',
+      otpPolicyAlgorithm: 'HmacSHA1',
+      otpPolicyDigits: 6,
+      otpPolicyPeriod: 30,
+      bruteForceProtected: true,
+      loginWithEmailAllowed: true,
+    });
+    const actions = (await admin('/authentication/required-actions')) as {
+      alias: string;
+      enabled: boolean;
+    }[];
+    const enabled = actions.filter((action) => action.enabled).map((action) => action.alias);
+    expect(enabled).toEqual(
+      expect.arrayContaining([
+        'CONFIGURE_TOTP',
+        'webauthn-register-passwordless',
+        'VERIFY_EMAIL',
+        'UPDATE_PASSWORD',
+      ]),
+    );
+  });
+
+  it("imports the administrators' second factor switched off, for development", async () => {
+    const executions = (await admin('/authentication/flows/atrium%20browser/executions')) as {
+      displayName: string;
+      requirement: string;
+      level: number;
+    }[];
+    const adminStep = executions.find((e) => e.displayName === 'atrium admins second factor');
+    expect(adminStep?.requirement).toBe(process.env.ATRIUM_ADMIN_SECOND_FACTOR ?? 'DISABLED');
+    expect(executions.find((e) => e.displayName === 'atrium second factor')?.requirement).toBe('CONDITIONAL');
+  });
+});

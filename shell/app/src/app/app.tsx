@@ -1,9 +1,11 @@
 import { useAsyncResource } from '@atrium/sdk/ui';
-import { useMemo, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { AuthProvider } from 'react-oidc-context';
 import type { User } from 'oidc-client-ts';
 import { AuthGate } from '../auth/auth-gate';
 import { keepAccountActionResult } from '../auth/account-action-callback';
+import { discoveryProbe, IdentityProviderMonitor } from '../auth/identity-provider';
+import { IdentityProviderMonitorProvider, IdentityProviderNotice } from '../auth/identity-provider-notice';
 import { createUserManager, safeReturnTo } from '../auth/oidc';
 import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from '../config/runtime-config';
 import { StatusPanel } from '../layout/status-panel';
@@ -33,6 +35,11 @@ export function App() {
 
 function Authenticated({ config }: { config: RuntimeConfig }) {
   const userManager = useMemo(() => createUserManager(config), [config]);
+  const monitor = useMemo(
+    () => new IdentityProviderMonitor({ probe: discoveryProbe(config.oidc.authority) }),
+    [config],
+  );
+  useEffect(() => () => monitor.dispose(), [monitor]);
   const signedOutElsewhere = useSyncExternalStore(
     userManager.subscribe,
     () => userManager.signedOutElsewhere,
@@ -44,10 +51,13 @@ function Authenticated({ config }: { config: RuntimeConfig }) {
     window.history.replaceState(null, '', safeReturnTo(user?.state, config.oidc.redirectPath));
   };
   return (
-    <AuthProvider userManager={userManager} onSigninCallback={onSigninCallback}>
-      <AuthGate authority={config.oidc.authority} signedOutElsewhere={signedOutElsewhere}>
-        <SignedInShell config={config} userManager={userManager} />
-      </AuthGate>
-    </AuthProvider>
+    <IdentityProviderMonitorProvider value={monitor}>
+      <AuthProvider userManager={userManager} onSigninCallback={onSigninCallback}>
+        <AuthGate authority={config.oidc.authority} signedOutElsewhere={signedOutElsewhere}>
+          <IdentityProviderNotice />
+          <SignedInShell config={config} userManager={userManager} />
+        </AuthGate>
+      </AuthProvider>
+    </IdentityProviderMonitorProvider>
   );
 }

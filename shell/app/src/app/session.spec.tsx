@@ -6,6 +6,8 @@ import { setupServer } from 'msw/node';
 import { locks } from 'node:worker_threads';
 import type { ReactNode } from 'react';
 import { AuthProvider } from 'react-oidc-context';
+import { discoveryProbe, IdentityProviderMonitor } from '../auth/identity-provider';
+import { IdentityProviderMonitorProvider } from '../auth/identity-provider-notice';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createUserManager } from '../auth/oidc';
 import type { SharedUserManager } from '../auth/shared-user-manager';
@@ -37,16 +39,17 @@ afterEach(() => {
 });
 
 function renderSession() {
+  const monitor = new IdentityProviderMonitor({ probe: discoveryProbe(keycloak.config.oidc.authority) });
   const wrapper = ({ children }: { children: ReactNode }) => (
-    <AuthProvider userManager={userManager}>{children}</AuthProvider>
+    <IdentityProviderMonitorProvider value={monitor}>
+      <AuthProvider userManager={userManager}>{children}</AuthProvider>
+    </IdentityProviderMonitorProvider>
   );
   return renderHook(
     () => useSession({ userManager, apiBaseUrl: keycloak.config.apiBaseUrl, postLogoutPath: '/signed-out' }),
     { wrapper },
   );
 }
-
-const renewalError = (error: string) => Object.assign(new Error(error), { error });
 
 describe('useSession', () => {
   it('names the signed-in person and calls the API with their DPoP-bound token', async () => {
@@ -63,26 +66,6 @@ describe('useSession', () => {
     await result.current.api.get('/api/me');
     expect(seen?.authorization).toBe('DPoP at-0');
     expect(seen?.dpop?.split('.')).toHaveLength(3);
-  });
-
-  it('ends the session when Keycloak refuses the refresh token, so the gate signs the person in again', async () => {
-    const { result } = renderSession();
-    await waitFor(() => expect(result.current.user).not.toBeNull());
-
-    await act(() => userManager.events._raiseSilentRenewError(renewalError('invalid_grant')));
-
-    await waitFor(() => expect(result.current.user).toBeNull());
-    expect(await userManager.getUser()).toBeNull();
-  });
-
-  it('keeps the session through a renewal that failed for another reason (Keycloak briefly away)', async () => {
-    const { result } = renderSession();
-    await waitFor(() => expect(result.current.user).not.toBeNull());
-
-    await act(() => userManager.events._raiseSilentRenewError(renewalError('temporarily_unavailable')));
-
-    expect(result.current.user?.sub).toBe('alice-id');
-    expect(await userManager.getUser()).not.toBeNull();
   });
 
   it('signs out at Keycloak with the id token, coming back to the post-logout path', async () => {

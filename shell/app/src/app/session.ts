@@ -1,9 +1,11 @@
 import { createApiClient, type ApiClient, type AtriumUser } from '@atrium/sdk';
 import type { UserManager } from 'oidc-client-ts';
-import { useCallback, useEffect, useMemo } from 'react';
+import { useCallback, useMemo } from 'react';
 import { useAuth } from 'react-oidc-context';
 import { createApiAuthorization } from '../auth/api-authorization';
+import { useIdentityProviderMonitor } from '../auth/identity-provider-notice';
 import { toAtriumUser } from '../auth/oidc';
+import { useSessionLifecycle } from '../auth/use-session-lifecycle';
 
 export interface SessionOptions {
   readonly userManager: UserManager;
@@ -21,11 +23,13 @@ export interface Session {
 }
 
 /**
- * The signed-in session: who is signed in, the API client acting for them, signing out, and ending the session
- * when it can no longer be renewed.
+ * The signed-in session: who is signed in, the API client acting for them, signing out (once Keycloak answers),
+ * and its lifecycle (../auth/use-session-lifecycle.ts: renewal through outages, ending a session that ended
+ * elsewhere or can no longer be renewed).
  */
 export function useSession({ userManager, apiBaseUrl, postLogoutPath }: SessionOptions): Session {
   const auth = useAuth();
+  const identityProvider = useIdentityProviderMonitor();
   const oidcUser = auth.user;
 
   const api = useMemo(
@@ -34,6 +38,9 @@ export function useSession({ userManager, apiBaseUrl, postLogoutPath }: SessionO
   );
 
   const signOut = useCallback(async () => {
+    // Sign-out is a visit to Keycloak: when it does not answer, the shell says so and signs out once it does,
+    // rather than leaving the person on the browser's error page.
+    await identityProvider.whenReachable('sign-out');
     const idToken = (await userManager.getUser())?.id_token;
     // Through react-oidc-context, not the UserManager: it marks the sign-out as the active navigation, so
     // the auth gate does not race it with a new sign-in once the local user is removed.
@@ -41,27 +48,10 @@ export function useSession({ userManager, apiBaseUrl, postLogoutPath }: SessionO
       ...(idToken !== undefined ? { id_token_hint: idToken } : {}),
       post_logout_redirect_uri: `${window.location.origin}${postLogoutPath}`,
     });
-  }, [userManager, auth, postLogoutPath]);
+  }, [userManager, auth, postLogoutPath, identityProvider]);
 
-  // A session that cannot be renewed is over: rather than leave a page whose next action fails, unload the
-  // user so the auth gate sends the person to Keycloak and back to this page. Keycloak refusing the refresh
-  // token (invalid_grant: the session was ended or timed out) ends it at once; any other renewal failure
-  // (say, Keycloak briefly unreachable) ends it only when the access token actually expires and one last
-  // renewal fails too (a tab whose timers the browser slowed down in the background gets that chance, and
-  // finds the token another tab renewed meanwhile).
-  useEffect(() => {
-    const endSession = () => void userManager.removeUser();
-    const onExpired = () => void userManager.signinSilent().catch(endSession);
-    const onRenewError = (error: Error) => {
-      if ((error as Error & { error?: string }).error === 'invalid_grant') endSession();
-    };
-    userManager.events.addAccessTokenExpired(onExpired);
-    userManager.events.addSilentRenewError(onRenewError);
-    return () => {
-      userManager.events.removeAccessTokenExpired(onExpired);
-      userManager.events.removeSilentRenewError(onRenewError);
-    };
-  }, [userManager]);
+  // Renewal that waits out a Keycloak outage, and ending a session that ended elsewhere or cannot be renewed.
+  useSessionLifecycle(userManager, identityProvider);
 
   const user = useMemo(() => (oidcUser ? toAtriumUser(oidcUser) : null), [oidcUser]);
   return { user, api, signOut };

@@ -6,7 +6,11 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { locks } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApiAuthorization, SessionEndedError } from './api-authorization';
+import {
+  createApiAuthorization,
+  IdentityProviderUnreachableError,
+  SessionEndedError,
+} from './api-authorization';
 import { createUserManager } from './oidc';
 import type { SharedUserManager } from './shared-user-manager';
 import { fakeKeycloak, MemoryDPoPStore } from './testing/fake-keycloak';
@@ -116,5 +120,26 @@ describe('createApiAuthorization', () => {
     await expect(api.get('/api/me')).rejects.toBeInstanceOf(SessionEndedError);
     expect(sent).toEqual([]);
     expect(await userManager.getUser()).toBeNull();
+  });
+
+  it('keeps the session when Keycloak does not answer the renewal: only this request fails, in words', async () => {
+    const user = await userManager.getUser();
+    user!.expires_at = Math.floor(Date.now() / 1000) + 5;
+    await userManager.storeUser(user);
+    keycloak.setDown(true);
+    const sent: string[] = [];
+    server.use(
+      http.get(`${keycloak.config.apiBaseUrl}/api/me`, ({ request }) => {
+        sent.push(request.url);
+        return HttpResponse.json({});
+      }),
+    );
+
+    const attempt = api.get('/api/me');
+
+    await expect(attempt).rejects.toBeInstanceOf(IdentityProviderUnreachableError);
+    await expect(attempt).rejects.toThrow("Can't reach the sign-in service");
+    expect(sent).toEqual([]);
+    expect(await userManager.getUser()).toMatchObject({ refresh_token: 'rt-0' });
   });
 });

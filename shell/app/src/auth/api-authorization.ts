@@ -1,5 +1,6 @@
 import type { ApiClientOptions } from '@atrium/sdk';
 import type { User, UserManager } from 'oidc-client-ts';
+import { isUnreachable } from './identity-provider';
 
 // Renew a little before expiry so a token never lapses between the check and the API's own check.
 const MIN_TOKEN_SECONDS = 15;
@@ -9,6 +10,14 @@ export class SessionEndedError extends Error {
   override readonly name = 'SessionEndedError';
   constructor(options?: { cause?: unknown }) {
     super('Your session has ended. Please sign in again.', options);
+  }
+}
+
+/** Thrown when a token is needed and Keycloak does not answer; the session is kept. */
+export class IdentityProviderUnreachableError extends Error {
+  override readonly name = 'IdentityProviderUnreachableError';
+  constructor(options?: { cause?: unknown }) {
+    super("Can't reach the sign-in service right now. Try again in a moment.", options);
   }
 }
 
@@ -29,6 +38,9 @@ export function createApiAuthorization(
       failure = error;
     }
     if (renewed !== null) return renewed;
+    // Keycloak did not answer: the session may well be alive. The person keeps the page (the shell's banner
+    // says what is wrong, and renewal runs again once Keycloak answers); only this request fails.
+    if (isUnreachable(failure)) throw new IdentityProviderUnreachableError({ cause: failure });
     // The refresh token is gone or refused, so the session is over. Unloading the user makes the auth gate
     // send the person to Keycloak, back to this page afterwards.
     await userManager.removeUser();

@@ -1,6 +1,13 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { hasAuthParams, useAuth, type ErrorContext } from 'react-oidc-context';
 import { StatusPanel } from '../layout/status-panel';
+import { isUnreachable } from './identity-provider';
+import {
+  UNREACHABLE_TITLE,
+  unreachableDetail,
+  useIdentityProviderMonitor,
+  useIdentityProviderState,
+} from './identity-provider-notice';
 import { currentLocation, type SigninState } from './oidc';
 
 export interface AuthGateProps {
@@ -19,7 +26,13 @@ export interface AuthGateProps {
  */
 export function AuthGate({ authority, signedOutElsewhere = false, children }: AuthGateProps) {
   const auth = useAuth();
+  const monitor = useIdentityProviderMonitor();
+  const identityProvider = useIdentityProviderState(monitor);
   const blockingError = isBlocking(auth.error) ? auth.error : undefined;
+  // Keycloak did not answer the sign-in (down, or slower than the request timeout): the monitor checks it
+  // with backoff and the sign-in starts again by itself once it answers.
+  const unreachable =
+    blockingError?.source === 'signinRedirect' && isUnreachable(blockingError.innerError ?? blockingError);
   const signedOut = signedOutElsewhere && !auth.isAuthenticated && !auth.activeNavigator;
   const needsSignIn =
     !auth.isLoading &&
@@ -47,6 +60,24 @@ export function AuthGate({ authority, signedOutElsewhere = false, children }: Au
     void auth.signinRedirect({ state });
   }, [needsSignIn, auth]);
 
+  // Keyed on the error itself, so a sign-in that fails again after a recovery waits again.
+  const unreachableError = unreachable ? blockingError : undefined;
+  // react-oidc-context binds its navigators to the UserManager once; unlike `auth`, this one stays the same.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const { signinRedirect } = auth;
+  useEffect(() => {
+    if (unreachableError === undefined) return;
+    let current = true;
+    void monitor.reportUnreachable('sign-in').then(() => {
+      if (!current) return;
+      const state: SigninState = { returnTo: currentLocation() };
+      void signinRedirect({ state });
+    });
+    return () => {
+      current = false;
+    };
+  }, [unreachableError, monitor, signinRedirect]);
+
   if (auth.isAuthenticated) return children;
   if (signedOut) {
     return (
@@ -68,6 +99,16 @@ export function AuthGate({ authority, signedOutElsewhere = false, children }: Au
         title="Sign-in could not be completed"
         detail={`Keycloak answered: ${blockingError.message}. Please sign in again.`}
         action={{ label: 'Sign in again', onClick: () => signIn('/') }}
+      />
+    );
+  }
+  if (unreachable) {
+    return (
+      <StatusPanel
+        kind="error"
+        title={UNREACHABLE_TITLE}
+        detail={`${authority} does not answer. ${unreachableDetail(identityProvider.status === 'unreachable' ? identityProvider.needs : ['sign-in'])}`}
+        action={{ label: 'Retry', onClick: () => monitor.retry() }}
       />
     );
   }

@@ -6,6 +6,7 @@ import {
   type UserManagerSettings,
 } from 'oidc-client-ts';
 import type { RuntimeConfig } from '../config/runtime-config';
+import { IDENTITY_PROVIDER_TIMEOUT_SECONDS } from './identity-provider';
 import { SharedUserManager, type SessionSharing } from './shared-user-manager';
 
 /** What the shell stores in the OIDC `state` parameter across the round trip to Keycloak. */
@@ -60,6 +61,11 @@ export function createUserManager(
       // token lifespan (Keycloak's default is 300 s): at or above it, renewal would start again at once.
       automaticSilentRenew: true,
       accessTokenExpiringNotificationTimeInSeconds: 20,
+      // A Keycloak that does not answer is reported, not waited on forever: every request to it gives up
+      // after this long, and a renewal that timed out is reported at once (the shell's session lifecycle
+      // waits for Keycloak and renews again) instead of being retried in silence.
+      requestTimeoutInSeconds: IDENTITY_PROVIDER_TIMEOUT_SECONDS,
+      maxSilentRenewTimeoutRetries: 0,
       // The shell reads the profile from the ID token and the API; the userinfo round trip adds nothing.
       loadUserInfo: false,
     },

@@ -81,7 +81,10 @@ export class SharedUserManager extends UserManager {
         return stored;
       }
       try {
-        return await super._useRefreshToken(args);
+        // signinSilent() passes its own (usually undefined) timeout, which hides the settings' one: without
+        // this a refresh sent to a Keycloak that accepts the connection and never answers waits for ever.
+        const timeoutInSeconds = args.timeoutInSeconds ?? this.settings.silentRequestTimeoutInSeconds;
+        return await super._useRefreshToken({ ...args, timeoutInSeconds });
       } catch (error) {
         // A sign-in in another tab stores a new session without the lock, and makes Keycloak refuse the
         // refresh token this renewal sent: the session is not over, it has just been replaced.

@@ -26,6 +26,10 @@ export function fakeKeycloak(origin: string = window.location.origin) {
   const requests: TokenRequest[] = [];
   const unused = new Set<string>();
   let issued = 0;
+  let down = false;
+  let sessionEnded = false;
+  let userinfoCalls = 0;
+  const userinfoEndpoint = `${issuer}/protocol/openid-connect/userinfo`;
 
   const config: RuntimeConfig = {
     oidc: {
@@ -40,15 +44,27 @@ export function fakeKeycloak(origin: string = window.location.origin) {
   };
 
   const handlers = [
+    // While "down", every request fails as fetch fails when nothing answers.
+    http.all(`${issuer}/*`, () => (down ? HttpResponse.error() : undefined)),
     http.get(`${issuer}/.well-known/openid-configuration`, () =>
       HttpResponse.json({
         issuer,
         authorization_endpoint: `${issuer}/protocol/openid-connect/auth`,
         token_endpoint: tokenEndpoint,
+        userinfo_endpoint: userinfoEndpoint,
         end_session_endpoint: `${issuer}/protocol/openid-connect/logout`,
         jwks_uri: `${issuer}/protocol/openid-connect/certs`,
       }),
     ),
+    // Like Keycloak: 401 once the user session is gone, whatever the token.
+    http.get(userinfoEndpoint, ({ request }) => {
+      userinfoCalls += 1;
+      const authorization = request.headers.get('Authorization') ?? '';
+      if (sessionEnded || !/^DPoP at-\d+$/.test(authorization) || !request.headers.get('DPoP')) {
+        return HttpResponse.json({ error: 'invalid_token' }, { status: 401 });
+      }
+      return HttpResponse.json({ sub: 'alice-id' });
+    }),
     http.post(tokenEndpoint, async ({ request }) => {
       const form = new URLSearchParams(await request.text());
       const refreshToken = form.get('refresh_token') ?? '';
@@ -96,7 +112,25 @@ export function fakeKeycloak(origin: string = window.location.origin) {
     });
   }
 
-  return { config, handlers, requests, tokenEndpoint, signedInUser };
+  return {
+    config,
+    handlers,
+    requests,
+    tokenEndpoint,
+    signedInUser,
+    /** Stops (true) or restarts (false) answering anything. */
+    setDown(value: boolean) {
+      down = value;
+    },
+    /** Ends the user session, as an administrator or a sign-out on another device would. */
+    endSession() {
+      sessionEnded = true;
+      unused.clear();
+    },
+    get userinfoCalls() {
+      return userinfoCalls;
+    },
+  };
 }
 
 /** The DPoP key store the tabs of one origin share (IndexedDB in the browser). */

@@ -1,0 +1,164 @@
+import { expect, test, type Page } from '@playwright/test';
+import { createHash, randomBytes } from 'node:crypto';
+import { generateSync } from 'otplib';
+import { createPerson, credentialTypes, KEYCLOAK, type TestPerson } from './support/keycloak-admin.ts';
+import { signInAtKeycloak } from './support/keycloak.ts';
+
+const SHELL = 'http://localhost:4000';
+const LOGIN_PAGE = /\/realms\/atrium\/protocol\/openid-connect\/auth/;
+
+/** Opens /profile signed out and signs in with the person's password. */
+async function signInWithPassword(page: Page, person: TestPerson): Promise<void> {
+  await page.goto('/profile');
+  await signInAtKeycloak(page, person.username, person.password);
+  await expect(page.getByTestId('profile-email')).toHaveText(person.email);
+}
+
+/**
+ * Starts a Keycloak application-initiated action (`kc_action`) for the signed-in person, the way the profile's
+ * Security section does: an authorization request of the shell's client that asks for the action. The
+ * journeys drive the URL themselves; the shell's own round trip is the Security section's (see README).
+ */
+async function startAccountAction(page: Page, action: string): Promise<void> {
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL(`${KEYCLOAK}/realms/atrium/protocol/openid-connect/auth`);
+  url.search = new URLSearchParams({
+    client_id: 'atrium-shell',
+    redirect_uri: `${SHELL}/auth/callback`,
+    response_type: 'code',
+    scope: 'openid',
+    kc_action: action,
+    state: randomBytes(8).toString('hex'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }).toString();
+  await page.goto(url.toString());
+}
+
+/** Back from an action, the person returns to the shell, still signed in. */
+async function backToShell(page: Page, person: TestPerson): Promise<void> {
+  await page.waitForURL((url) => url.origin === SHELL);
+  await page.goto('/profile');
+  await expect(page.getByTestId('profile-email')).toHaveText(person.email);
+}
+
+async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL((url) => url.origin === SHELL && url.pathname === '/', { waitUntil: 'commit' });
+}
+
+/** The realm's login theme renders the page: its stylesheet, its page frame and the realm's name. */
+async function expectThemed(page: Page): Promise<void> {
+  await expect(
+    page.locator('link[rel="stylesheet"][href*="/login/"][href$="/css/styles.css"]'),
+  ).toBeAttached();
+  await expect(page.locator('html')).toHaveClass(/\blogin-pf\b/);
+  await expect(page.locator('#kc-header')).toContainText('Atrium');
+}
+
+test('a person registers a passkey, signs out, and signs in with it and no password', async ({ page }) => {
+  const person = await createPerson('pat');
+  // Chromium's virtual authenticator (DevTools protocol): a platform authenticator that keeps discoverable
+  // credentials and verifies the user, answering every WebAuthn request as a person touching it would.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  // Keycloak asks for a label for the new passkey in a prompt.
+  page.on('dialog', (dialog) => void dialog.accept('Journey passkey'));
+
+  await signInWithPassword(page, person);
+  await startAccountAction(page, 'webauthn-register-passwordless');
+  await expect(page.getByRole('heading', { name: 'Passkey Registration' })).toBeVisible();
+  await expectThemed(page);
+  await page.getByRole('button', { name: 'Register', exact: true }).click();
+  await backToShell(page, person);
+
+  const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  expect(credentials).toHaveLength(1);
+  expect(credentials[0]!.isResidentCredential).toBe(true);
+  expect(await credentialTypes(person)).toEqual(['password', 'webauthn-passwordless']);
+
+  await signOut(page);
+  await page.goto('/profile');
+  await expect(page).toHaveURL(LOGIN_PAGE);
+  // No username, no password: the passkey names the person. (Chromium may already have offered the passkey
+  // through autofill, conditional UI, and signed in; the button is what a person without autofill presses.)
+  const passkeyButton = page.getByRole('link', { name: 'Sign in with Passkey' });
+  await expect(passkeyButton).toBeVisible();
+  await passkeyButton.click({ timeout: 5_000 }).catch(() => undefined);
+  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page.getByTestId('profile-email')).toHaveText(person.email);
+  await expect(page.getByTestId('signed-in-user')).toHaveText(`${person.firstName} ${person.lastName}`);
+  const { credentials: used } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  expect(used[0]!.signCount).toBeGreaterThan(credentials[0]!.signCount);
+});
+
+/** The code an authenticator app shows for the secret at `epochSeconds`. */
+function codeAt(secret: string, epochSeconds: number): string {
+  return generateSync({ secret, algorithm: 'sha1', digits: 6, period: 30, epoch: epochSeconds });
+}
+
+/** Waits until the 30 s window changes, so the next code is one Keycloak has not seen used. */
+async function nextWindow(page: Page, after: number): Promise<void> {
+  const wait = (Math.floor(after / 30) + 1) * 30 - Date.now() / 1000;
+  if (wait > 0) await page.waitForTimeout(wait * 1000 + 500);
+}
+
+test('a person sets up an authenticator app, then signs in with a code; a wrong code is refused and the right one works', async ({
+  page,
+}) => {
+  test.setTimeout(150_000);
+  const person = await createPerson('otto');
+  await signInWithPassword(page, person);
+
+  await startAccountAction(page, 'CONFIGURE_TOTP');
+  await expect(page.getByRole('heading', { name: 'Mobile Authenticator Setup' })).toBeVisible();
+  await expectThemed(page);
+  // The key an app would scan from the QR code, as Keycloak spells it out for typing in.
+  await page.getByRole('link', { name: 'Unable to scan?' }).click();
+  const secret = (await page.locator('#kc-totp-secret-key').innerText()).replace(/\s+/g, '');
+  expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
+  await expect(page.getByText('SHA1')).toBeVisible();
+  const setupAt = Date.now() / 1000;
+  // (The setup page's labels name no input, so the fields are found by their ids.)
+  await page.locator('#totp').fill(codeAt(secret, setupAt));
+  await page.locator('#userLabel').fill('Journey phone');
+  await page.getByRole('button', { name: 'Submit' }).click();
+  await backToShell(page, person);
+  expect(await credentialTypes(person)).toEqual(['otp', 'password']);
+
+  await signOut(page);
+  await page.goto('/profile');
+  await signInAtKeycloak(page, person.username, person.password);
+  const codeField = page.locator('input[name="otp"]');
+  await expect(codeField).toBeVisible();
+  await expectThemed(page);
+
+  // A wrong code: refused, and the person stays on the code page.
+  await nextWindow(page, setupAt);
+  const now = Date.now() / 1000;
+  const right = codeAt(secret, now);
+  const validNearby = new Set([-30, 0, 30].map((offset) => codeAt(secret, now + offset)));
+  let wrong = right;
+  for (let n = 1; validNearby.has(wrong); n += 1)
+    wrong = String((Number(right) + n) % 1_000_000).padStart(6, '0');
+  await codeField.fill(wrong);
+  await page.getByRole('button', { name: /sign in/i }).click();
+  await expect(page.getByText('Invalid authenticator code.')).toBeVisible();
+  await expect(page).toHaveURL(/\/realms\/atrium\//);
+
+  // The right one.
+  await codeField.fill(codeAt(secret, Date.now() / 1000));
+  await page.getByRole('button', { name: /sign in/i }).click();
+  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page.getByTestId('profile-email')).toHaveText(person.email);
+});
