@@ -53,10 +53,6 @@ export type {
   operations as ApiOperations,
   paths as ApiPaths,
 } from './generated/api';
-export {
-  REMOTE_NAME_PATTERN,
-  REMOTE_NAME_RULE,
-  remoteNameProblem,
-  VERSION_RULE,
-  versionProblem,
-} from './generated/remote-rules';
+// Only the name rule: the shell and remotes check names; versions are checked by the API and the tools (the
+// sdk is a shared singleton, so every export ships in the shell's initial JavaScript).
+export { REMOTE_NAME_PATTERN, REMOTE_NAME_RULE, remoteNameProblem } from './generated/remote-rules';
