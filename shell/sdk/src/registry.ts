@@ -43,5 +43,5 @@ export type RemoteHealthDocument = Schemas['RemoteHealth'];
 /** One entry of the audit log (`AuditEvent`). */
 export type AuditEntry = Schemas['AuditEvent'];
 
-/** Response of `GET /api/audit?page=&pageSize=` (role atrium-admin). */
+/** Response of `GET /api/audit?pageSize=&before=&actor=&action=&target=&from=&to=` (role atrium-admin): newest first. */
 export type AuditPage = Schemas['AuditPage'];

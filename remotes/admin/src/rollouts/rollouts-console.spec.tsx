@@ -174,7 +174,7 @@ describe('RolloutsConsole', () => {
     expect(await screen.findByText('No field reports in the last 3 hours.')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Start canary' }));
     expect((await screen.findByRole('alert')).textContent).toBe(
-      'Canary started failed: Remote "profile" is owned by "team-a". (HTTP 403).',
+      'Canary started failed. You are not allowed to do this. Remote "profile" is owned by "team-a". Ask an administrator for the role it needs.',
     );
   });
 });

@@ -45,9 +45,7 @@ describe('POST /api/dev-overrides', () => {
     const response = await activate(developer, { remote: 'profile', url: devServer });
     expect(response.statusCode).toBe(201);
     expect(response.json()).toMatchObject({ remote: 'profile', url: devServer, actor: 'ada' });
-    const audit = (
-      await api.request({ url: '/api/audit?page=1&pageSize=1', token: admin })
-    ).json<AuditBody>();
+    const audit = (await api.request({ url: '/api/audit?pageSize=1', token: admin })).json<AuditBody>();
     expect(audit.items[0]).toMatchObject({
       actor: 'ada',
       action: 'dev.override.activated',
@@ -75,9 +73,7 @@ describe('POST /api/dev-overrides', () => {
       expect(response.statusCode).toBe(403);
       expect(response.json()).toMatchObject({ code: 'dev_override_refused' });
     }
-    const audit = (
-      await api.request({ url: '/api/audit?page=1&pageSize=5', token: admin })
-    ).json<AuditBody>();
+    const audit = (await api.request({ url: '/api/audit?pageSize=5', token: admin })).json<AuditBody>();
     expect(audit.items.map((item) => item.details.url)).not.toContain('https://evil.example/remoteEntry.js');
   });
 

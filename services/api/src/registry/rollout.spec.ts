@@ -58,18 +58,18 @@ describe('canaries of a remote', () => {
       method: 'POST',
       url: '/api/remotes',
       token: admin,
-      body: { name: 'time-off', title: 'Time off', path: '/time-off', owner: 'atrium-deployer' },
+      body: { name: 'timeoff', title: 'Timeoff', path: '/timeoff', owner: 'atrium-deployer' },
     });
     expect(created.statusCode).toBe(201);
     for (const version of ['1.0.0', '1.1.0', '1.2.0']) {
       const published = await api.request({
         method: 'POST',
-        url: '/api/remotes/time-off/versions',
+        url: '/api/remotes/timeoff/versions',
         token: deployer,
         body: {
           version,
-          manifestUrl: `http://localhost:4100/time-off/${version}/mf-manifest.json`,
-          ...releaseHashes('time-off', version),
+          manifestUrl: `http://localhost:4100/timeoff/${version}/mf-manifest.json`,
+          ...releaseHashes('timeoff', version),
         },
       });
       expect(published.statusCode).toBe(201);
@@ -82,13 +82,13 @@ describe('canaries of a remote', () => {
   });
 
   const rollout = (method: 'POST' | 'PATCH' | 'GET', path: string, token: string, body?: unknown) =>
-    api.request({ method, url: `/api/remotes/time-off/rollout${path}`, token, body });
+    api.request({ method, url: `/api/remotes/timeoff/rollout${path}`, token, body });
   const versionFor = async (token: string) =>
     (await api.request({ url: '/api/remotes', token }))
       .json<{ remotes: Array<{ name: string; version: string }> }>()
-      .remotes.find((remote) => remote.name === 'time-off')?.version;
+      .remotes.find((remote) => remote.name === 'timeoff')?.version;
   const latestAudit = async (count: number) =>
-    (await api.request({ url: `/api/audit?page=1&pageSize=${count}`, token: admin })).json<AuditBody>().items;
+    (await api.request({ url: `/api/audit?pageSize=${count}`, token: admin })).json<AuditBody>().items;
   const codeOf = (response: { json: <T>() => T }) => response.json<{ code: string }>().code;
 
   it('needs an active version to fall back to before a canary starts', async () => {
@@ -97,7 +97,7 @@ describe('canaries of a remote', () => {
     expect(codeOf(response)).toBe('no_stable_version');
     const activated = await api.request({
       method: 'PUT',
-      url: '/api/remotes/time-off/active',
+      url: '/api/remotes/timeoff/active',
       token: deployer,
       body: { version: '1.0.0' },
     });
@@ -133,7 +133,7 @@ describe('canaries of a remote', () => {
       state: 'running',
       startedBy: 'service-account-atrium-deployer',
     });
-    const expected = people.map(({ sub }) => (cohortBucket('time-off', sub) < 50 ? '1.1.0' : '1.0.0'));
+    const expected = people.map(({ sub }) => (cohortBucket('timeoff', sub) < 50 ? '1.1.0' : '1.0.0'));
     for (let round = 0; round < 3; round += 1) {
       const served = await Promise.all(people.map(({ token }) => versionFor(token)));
       expect(served).toEqual(expected);
@@ -144,7 +144,7 @@ describe('canaries of a remote', () => {
     const [event] = await latestAudit(1);
     expect(event).toMatchObject({
       action: 'remote.rollout.started',
-      target: 'time-off@1.1.0',
+      target: 'timeoff@1.1.0',
       details: { stableVersion: '1.0.0', percent: 50, roles: ['beta-testers'] },
     });
     const again = await rollout('POST', '', deployer, { version: '1.2.0', percent: 10 });
@@ -212,7 +212,7 @@ describe('canaries of a remote', () => {
     });
     expect(activation).toMatchObject({
       action: 'remote.version.activated',
-      target: 'time-off@1.2.0',
+      target: 'timeoff@1.2.0',
       details: { via: 'canary promotion' },
     });
   });

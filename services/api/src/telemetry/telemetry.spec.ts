@@ -60,30 +60,30 @@ describe('field telemetry and automatic rollback', () => {
     });
     for (let index = 0; index < 40; index += 1) {
       const sub = `person-${index}`;
-      (cohortBucket('time-off', sub) < 50 ? canaryPeople : stablePeople).push(await mintPerson(sub));
+      (cohortBucket('timeoff', sub) < 50 ? canaryPeople : stablePeople).push(await mintPerson(sub));
     }
     const call = (method: 'POST' | 'PUT', url: string, token: string, body: unknown) =>
       api.request({ method, url, token, body });
     expect(
       (
         await call('POST', '/api/remotes', admin, {
-          name: 'time-off',
+          name: 'timeoff',
           title: 'T',
-          path: '/time-off',
+          path: '/timeoff',
           owner: 'atrium-deployer',
         })
       ).statusCode,
     ).toBe(201);
     for (const version of ['1.0.0', '1.1.0']) {
-      const published = await call('POST', '/api/remotes/time-off/versions', deployer, {
+      const published = await call('POST', '/api/remotes/timeoff/versions', deployer, {
         version,
-        manifestUrl: `http://localhost:4100/time-off/${version}/mf-manifest.json`,
-        ...releaseHashes('time-off', version),
+        manifestUrl: `http://localhost:4100/timeoff/${version}/mf-manifest.json`,
+        ...releaseHashes('timeoff', version),
         activate: version === '1.0.0',
       });
       expect(published.statusCode).toBe(201);
     }
-    const started = await call('POST', '/api/remotes/time-off/rollout', deployer, {
+    const started = await call('POST', '/api/remotes/timeoff/rollout', deployer, {
       version: '1.1.0',
       percent: 50,
     });
@@ -96,7 +96,7 @@ describe('field telemetry and automatic rollback', () => {
   });
 
   const report = (version: string, extra: Partial<VersionReport> = {}): VersionReport => ({
-    remote: 'time-off',
+    remote: 'timeoff',
     version,
     loadMs: [],
     renderMs: [],
@@ -107,13 +107,13 @@ describe('field telemetry and automatic rollback', () => {
   const send = (token: string, reports: VersionReport[], headers: Record<string, string> = {}) =>
     api.request({ method: 'POST', url: '/api/telemetry', token, body: { reports }, headers });
   const rollout = async () =>
-    (await api.request({ url: '/api/remotes/time-off/rollout', token: admin })).json<{
+    (await api.request({ url: '/api/remotes/timeoff/rollout', token: admin })).json<{
       rollout: RolloutDoc;
     }>().rollout;
   const versionFor = async (token: string) =>
     (await api.request({ url: '/api/remotes', token }))
       .json<{ remotes: Array<{ name: string; version: string }> }>()
-      .remotes.find((remote) => remote.name === 'time-off')?.version;
+      .remotes.find((remote) => remote.name === 'timeoff')?.version;
 
   it('adds what people report about the version they are served to per-minute aggregates', async () => {
     expect(canaryPeople.length).toBeGreaterThanOrEqual(8);
@@ -134,7 +134,7 @@ describe('field telemetry and automatic rollback', () => {
       expect(response.statusCode).toBe(202);
       expect(response.json()).toEqual({ accepted: 1, ignored: 1 });
     }
-    const health = await api.request({ url: '/api/admin/remotes/time-off/health?minutes=60', token: admin });
+    const health = await api.request({ url: '/api/admin/remotes/timeoff/health?minutes=60', token: admin });
     expect(health.statusCode).toBe(200);
     const { versions } = health.json<RemoteHealthDoc>();
     expect(versions.map((entry) => entry.version)).toEqual(['1.0.0']);
@@ -196,7 +196,7 @@ describe('field telemetry and automatic rollback', () => {
     expect(event).toMatchObject({
       actor: 'atrium-api (automatic rollback)',
       action: 'remote.rollout.rolled_back',
-      target: 'time-off@1.1.0',
+      target: 'timeoff@1.1.0',
       details: {
         stableVersion: '1.0.0',
         canary: { attempts: 21, failures: 21 },
@@ -208,7 +208,7 @@ describe('field telemetry and automatic rollback', () => {
     expect(logLines.find((line) => line['context'] === 'TelemetryService')).toMatchObject({
       level: 40,
       requestId: 'report-7',
-      msg: `rolled back time-off@1.1.0: ${ended.reason}`,
+      msg: `rolled back timeoff@1.1.0: ${ended.reason}`,
     });
     // A report about the rolled-back canary, sent after its person got stable, is ignored.
     expect((await send(canaryPeople[7]!, [failing])).json()).toEqual({ accepted: 0, ignored: 1 });
@@ -221,7 +221,7 @@ describe('field telemetry and automatic rollback', () => {
       expect(await service.prune(new Date())).toBe(0);
       expect(await service.prune(new Date(Date.now() + 31 * 24 * 3_600_000))).toBeGreaterThan(0);
     });
-    const health = await api.request({ url: '/api/admin/remotes/time-off/health', token: admin });
+    const health = await api.request({ url: '/api/admin/remotes/timeoff/health', token: admin });
     expect(health.json<RemoteHealthDoc>().versions).toEqual([]);
   });
 });

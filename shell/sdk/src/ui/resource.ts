@@ -45,7 +45,7 @@ type Settled<T> = { readonly load: ResourceLoader<T>; readonly attempt: number }
  * or change, and ignores answers that arrive after that.
  *
  * ```tsx
- * const load = useCallback((signal: AbortSignal) => api.get<AuditPage>(`/api/audit?page=${page}`, { signal }), [api, page]);
+ * const load = useCallback((signal: AbortSignal) => api.get<AuditPage>(`/api/audit?before=${cursor}`, { signal }), [api, cursor]);
  * const audit = useAsyncResource(load);
  * ```
  */
