@@ -1,63 +1,26 @@
-/*
- * Wire types of `/api/account/*` (services/api/src/account/account.schemas.ts). Written here like the other
- * documents of this package until they are generated from the API's OpenAPI document.
- */
+import type { components } from './generated/api';
+
+// The account routes' wire types (`/api/account/*`), generated from the API's OpenAPI document
+// (`npm run contract`); the names remotes use stay, as aliases.
+type Schemas = components['schemas'];
 
 /** One sign-in session of the person (a browser or device), from `GET /api/account/sessions`. */
-export interface AccountSession {
-  readonly id: string;
-  readonly ipAddress: string | null;
-  readonly startedAt: string;
-  readonly lastAccessAt: string;
-  /** Client ids the session signed in to, e.g. `atrium-shell`. */
-  readonly applications: readonly string[];
-  /** The session this page runs in. */
-  readonly current: boolean;
-}
+export type AccountSession = Schemas['AccountSession'];
 
 /** Response of `GET /api/account/sessions`. */
-export interface AccountSessions {
-  readonly sessions: readonly AccountSession[];
-}
+export type AccountSessions = Schemas['AccountSessions'];
 
 /** Response of `POST /api/account/sessions/sign-out-others`. */
-export interface SignedOutSessions {
-  readonly signedOut: number;
-}
-
-/** Keycloak event types shown as security activity. */
-export type SecurityEventType =
-  | 'LOGIN'
-  | 'LOGIN_ERROR'
-  | 'LOGOUT'
-  | 'REGISTER'
-  | 'VERIFY_EMAIL'
-  | 'RESET_PASSWORD'
-  | 'UPDATE_PASSWORD'
-  | 'UPDATE_PASSWORD_ERROR'
-  | 'UPDATE_CREDENTIAL'
-  | 'UPDATE_CREDENTIAL_ERROR'
-  | 'REMOVE_CREDENTIAL'
-  | 'UPDATE_TOTP'
-  | 'REMOVE_TOTP';
+export type SignedOutSessions = Schemas['SignedOutSessions'];
 
 /** One entry of `GET /api/account/activity`, newest first. */
-export interface SecurityEvent {
-  readonly type: SecurityEventType;
-  readonly at: string;
-  readonly ipAddress: string | null;
-  readonly application: string | null;
-  readonly error: string | null;
-  /** The credential type a change was about: `password`, `otp`, `webauthn-passwordless`, … */
-  readonly credential: string | null;
-}
+export type SecurityEvent = Schemas['SecurityEvent'];
+
+/** Keycloak event types shown as security activity. */
+export type SecurityEventType = SecurityEvent['type'];
 
 /** Response of `GET /api/account/activity`. */
-export interface AccountActivity {
-  readonly items: readonly SecurityEvent[];
-}
+export type AccountActivity = Schemas['AccountActivity'];
 
 /** Body of `POST /api/account/deletion`: the person's username, typed to confirm. */
-export interface AccountDeletionRequest {
-  readonly confirmation: string;
-}
+export type AccountDeletionRequest = Schemas['AccountDeletionRequest'];

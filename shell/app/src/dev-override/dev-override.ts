@@ -1,4 +1,4 @@
-import type { RemoteDescriptor } from '@atrium/sdk';
+import type { ApiSchemas, RemoteDescriptor } from '@atrium/sdk';
 import { DEV_OVERRIDE_PARAM } from './dev-override-keys';
 
 /**
@@ -21,12 +21,11 @@ export const DEV_OVERRIDE_ORIGIN_PATTERN = /^(https?):\/\/([a-z0-9.-]+|\[[0-9a-f
 
 const DEV_ENTRY = /\/(?:remoteEntry\.js|mf-manifest\.json)$/;
 
-/** One remote loaded from a dev server in this session. */
-export interface DevOverride {
-  readonly remote: string;
-  /** What the developer named: the dev server's mf-manifest.json or remoteEntry.js. */
-  readonly url: string;
-}
+/**
+ * One remote loaded from a dev server in this session (`url`: the dev server's mf-manifest.json or
+ * remoteEntry.js), as `POST /api/dev-overrides` takes it (`DevOverride` of the API's document).
+ */
+export type DevOverride = ApiSchemas['schemas']['DevOverride'];
 
 /** Dev overrides as the run-time config turns them on (`devOverrides`); null when off or misconfigured. */
 export interface DevOverrideConfig {

@@ -1,4 +1,4 @@
-import { ApiProblemError, type ApiClient } from '@atrium/sdk';
+import { ApiProblemError, type ApiClient, type ApiSchemas } from '@atrium/sdk';
 import { onCLS, onINP, onLCP, type Metric } from 'web-vitals';
 
 /*
@@ -24,14 +24,11 @@ export interface RemoteMark {
   readonly detail: unknown;
 }
 
-export interface VersionReport {
-  remote: string;
-  version: string;
-  loadMs: number[];
-  renderMs: number[];
-  failures: { download: number; integrity: number; timeout: number; render: number };
-  vitals: Array<{ name: 'LCP' | 'INP' | 'CLS'; rating: Metric['rating'] }>;
-}
+/** A wire type made writable, so the tallies can be counted in place before they are sent. */
+type Tally<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? Tally<U>[] : Tally<T[K]> };
+
+/** One remote version's tallies: the API's `VersionReport` (its OpenAPI document), counted in place. */
+export type VersionReport = Tally<ApiSchemas['schemas']['VersionReport']>;
 
 /** The API's bounds (services/api telemetry.schemas.ts): kept here so a batch is never refused for size. */
 const MAX_SAMPLES = 100;
