@@ -51,6 +51,11 @@ export function HealthChart({ remote, refresh }: { readonly remote: string; read
     if (!document || !target || document.versions.length === 0) return;
     let plot: { destroy(): void } | undefined;
     let current = true;
+    // uPlot draws on a 2D canvas; without one (a locked-down or text browser) the table says it all.
+    if (!globalThis.document.createElement('canvas').getContext('2d')) {
+      setChartProblem('This browser cannot draw the chart; the table has the same numbers.');
+      return;
+    }
     import('uplot').then(
       ({ default: UPlot }) => {
         if (!current) return;
