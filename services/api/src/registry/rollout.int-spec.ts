@@ -27,7 +27,7 @@ const PEOPLE = 16;
  */
 describe('a canary by identity across two API instances on PostgreSQL', () => {
   const suffix = randomBytes(3).toString('hex');
-  const remote = `it-canary-${suffix}`;
+  const remote = `itcanary${suffix}`;
   const betaRole = `it-beta-${suffix}`;
   let replicas: TestApp[] = [];
   let keycloak: KeycloakPeople;
