@@ -1,7 +1,7 @@
 // The headers as a browser receives them: the shell's and the release store's nginx configurations run in a
 // real nginx (as their images run them, with the shell template filled like the image's envsubst step), and the
 // local servers of `npm start` and the browser tests, each on a free loopback port.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { createServer } from 'node:net';
@@ -93,6 +93,48 @@ const env: Record<string, string> = {
 };
 
 let shellNginx: string;
+/** The shell image with dev overrides allowed (ATRIUM_DEV_OVERRIDE_ORIGINS set). */
+let devShellNginx: string;
+const DEV_ORIGINS = ['http://localhost:*', 'https://dev.example.test:8443'];
+
+/**
+ * The shell's template filled as the image does it: the entrypoint sources 15-atrium-dev-overrides.envsh
+ * (run here by the machine's sh), then envsubst replaces the variables.
+ */
+function fillShellTemplate(devOverrideOrigins: string): string {
+  const derived = spawnSync(
+    'sh',
+    [
+      '-c',
+      `. "$1" && printf '%s\\n%s' "$ATRIUM_DEV_OVERRIDES_JSON" "$ATRIUM_DEV_OVERRIDE_SOCKETS"`,
+      'sh',
+      ENVSH,
+    ],
+    { encoding: 'utf8', env: { ...process.env, ATRIUM_DEV_OVERRIDE_ORIGINS: devOverrideOrigins } },
+  );
+  if (derived.status !== 0) throw new Error(`${ENVSH} failed: ${derived.stderr}`);
+  const [json, sockets] = derived.stdout.split('\n');
+  const values: Record<string, string> = {
+    ...env,
+    ATRIUM_DEV_OVERRIDE_ORIGINS: devOverrideOrigins,
+    ATRIUM_DEV_OVERRIDES_JSON: json ?? '',
+    ATRIUM_DEV_OVERRIDE_SOCKETS: sockets ?? '',
+  };
+  return readFileSync(shellConfig.path, 'utf8').replace(
+    /\$\{([A-Z_]+)\}/g,
+    (whole, name: string) => values[name] ?? whole,
+  );
+}
+const ENVSH = join(import.meta.dirname, '../../shell/app/deploy/15-atrium-dev-overrides.envsh');
+
+/** A policy with its sources' spacing normalised (an empty variable leaves a space in nginx's copy). */
+const normalised = (headers: Record<string, string | null>) =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      value?.replace(/\s+(;|$)/g, '$1').replace(/\s+/g, ' '),
+    ]),
+  );
 let storeNginx: string;
 let localShell: RunningServer;
 let localStore: RunningServer;
@@ -112,11 +154,8 @@ beforeAll(async () => {
   writeFileSync(join(work, 'outside.txt'), 'outside the store');
   symlinkSync(join(work, 'outside.txt'), join(storeRoot, 'profile/1.0.0/chunk.js'));
 
-  const filled = readFileSync(shellConfig.path, 'utf8').replace(
-    /\$\{([A-Z_]+)\}/g,
-    (whole, name: string) => env[name] ?? whole,
-  );
-  shellNginx = await runNginx('shell', filled, shellRoot);
+  shellNginx = await runNginx('shell', fillShellTemplate(''), shellRoot);
+  devShellNginx = await runNginx('shell-dev', fillShellTemplate(DEV_ORIGINS.join(' ')), shellRoot);
   storeNginx = await runNginx('store', readFileSync(releaseStoreConfig.path, 'utf8'), storeRoot);
   localStore = await serveReleaseStore({ dir: storeRoot, port: await freePort(), host: '127.0.0.1' });
   stoppers.push(() => localStore.close());
@@ -162,9 +201,29 @@ describe('every server of the shell sends the same security headers', () => {
     for (const path of ['/', '/profile/deep/link', '/atrium.config.json', '/healthz']) {
       const response = await get(`${shellNginx}${path}`);
       expect(response.status, path).toBe(200);
-      expect(pick(response, names), path).toEqual(expected);
+      expect(normalised(pick(response, names)), path).toEqual(normalised(expected));
       expect(response.headers.get('strict-transport-security'), path).toBeNull();
     }
+    const config = (await (await get(`${shellNginx}/atrium.config.json`)).json()) as {
+      devOverrides: unknown;
+    };
+    expect(config.devOverrides).toBeNull();
+  });
+
+  it('nginx with ATRIUM_DEV_OVERRIDE_ORIGINS allows those dev servers (and their sockets) and says so in the config', async () => {
+    const response = await get(`${devShellNginx}/`);
+    expect(normalised(pick(response, names))).toEqual(
+      normalised(shellSecurityHeaders({ ...origins, devOverrideOrigins: DEV_ORIGINS })),
+    );
+    expect(response.headers.get('content-security-policy')).toContain('wss://dev.example.test:8443');
+    const config = (await (await get(`${devShellNginx}/atrium.config.json`)).json()) as {
+      devOverrides: unknown;
+    };
+    expect(config.devOverrides).toEqual({ allowedOrigins: DEV_ORIGINS });
+  });
+
+  it('the image refuses to start with a dev-override origin that is not http(s)', () => {
+    expect(() => fillShellTemplate('javascript:alert(1)')).toThrow(/is not an http\(s\) origin/);
   });
 
   it('nginx adds Strict-Transport-Security only when the request came over TLS at the proxy', async () => {

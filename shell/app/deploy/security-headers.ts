@@ -20,6 +20,8 @@ export interface ShellOrigins {
    * config, e.g. `http://localhost:*`): allowed, with their web sockets for hot updates, only when set.
    */
   readonly devOverrideOrigins?: readonly string[];
+  /** Their web sockets (hot updates); derived from `devOverrideOrigins` (`http` → `ws`) unless given. */
+  readonly devOverrideSockets?: readonly string[];
 }
 
 /**
@@ -32,9 +34,10 @@ export function shellContentSecurityPolicy({
   authority,
   remoteOrigins,
   devOverrideOrigins = [],
+  devOverrideSockets = devOverrideOrigins.map((origin) => origin.replace(/^http/, 'ws')),
 }: ShellOrigins): string {
   const remotes = [...remoteOrigins, ...devOverrideOrigins].join(' ');
-  const sockets = devOverrideOrigins.map((origin) => origin.replace(/^http/, 'ws'));
+  const sockets = devOverrideSockets;
   const connect = [remotes, ...sockets].join(' ');
   return [
     "default-src 'self'",
@@ -104,11 +107,17 @@ export function releaseStoreSecurityHeaders(): Record<string, string> {
   };
 }
 
-/** The shell's nginx: origins come from the container's environment, filled in by the image's envsubst step. */
+/**
+ * The shell's nginx: origins come from the container's environment, filled in by the image's envsubst step.
+ * Dev-override origins are empty unless ATRIUM_DEV_OVERRIDE_ORIGINS is set (15-atrium-dev-overrides.envsh
+ * derives their sockets), which leaves only spaces in the policy.
+ */
 const NGINX_SHELL_ORIGINS: ShellOrigins = {
   apiUrl: '${ATRIUM_API_URL}',
   authority: '${ATRIUM_OIDC_AUTHORITY}',
   remoteOrigins: ['${ATRIUM_REMOTE_ORIGINS}'],
+  devOverrideOrigins: ['${ATRIUM_DEV_OVERRIDE_ORIGINS}'],
+  devOverrideSockets: ['${ATRIUM_DEV_OVERRIDE_SOCKETS}'],
 };
 
 const BEGIN_HTTP = '# BEGIN generated http-level security settings';
