@@ -99,7 +99,7 @@ test('saving a component under the dev server changes the open shell page, witho
   const original = readFileSync(file, 'utf8');
   try {
     const saved = performance.now();
-    writeFileSync(file, original.replace('<h1>Your account</h1>', '<h1>Your account, hot</h1>'));
+    writeFileSync(file, original.replace('<Page title="Your account">', '<Page title="Your account, hot">'));
     await expect(page.getByRole('heading', { name: 'Your account, hot' })).toBeVisible({ timeout: 30_000 });
     // Read by the report, not asserted: speed targets are measured, never tested.
     console.log(`save_to_page_updated_ms=${Math.round(performance.now() - saved)}`);

@@ -1,5 +1,6 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -10,21 +11,33 @@ import { publishFixture, releaseStoreDir, writeFixtureRemote } from './support/r
 const PWNED = '__pwned';
 
 /** Someone with write access to one file of the release store (or the CDN in front of it). */
+/**
+ * A file of the release store as an attacker with write access changes it: the file and the brotli and gzip
+ * copies the store sends in its place to browsers that accept them, so the browser gets the changed bytes.
+ */
 class StoreFile {
   readonly path: string;
-  private readonly genuine: Buffer;
+  private readonly genuine: Map<string, Buffer>;
   constructor(...relative: string[]) {
     this.path = join(releaseStoreDir(), ...relative);
-    this.genuine = readFileSync(this.path);
+    this.genuine = new Map(
+      ['', '.br', '.gz']
+        .map((suffix) => this.path + suffix)
+        .filter((file) => existsSync(file))
+        .map((file) => [file, readFileSync(file)]),
+    );
   }
-  write(content: string) {
+  write(content: string | Buffer) {
     writeFileSync(this.path, content);
+    const bytes = readFileSync(this.path);
+    if (this.genuine.has(`${this.path}.br`)) writeFileSync(`${this.path}.br`, brotliCompressSync(bytes));
+    if (this.genuine.has(`${this.path}.gz`)) writeFileSync(`${this.path}.gz`, gzipSync(bytes));
   }
   append(content: string) {
-    appendFileSync(this.path, content);
+    this.write(Buffer.concat([readFileSync(this.path), Buffer.from(content)]));
   }
   restore() {
-    writeFileSync(this.path, this.genuine);
+    for (const [file, bytes] of this.genuine) writeFileSync(file, bytes);
   }
 }
 

@@ -67,7 +67,7 @@ test('new → live → rolled back in three commands against the running stack, 
   expect(again.output).toMatch(/already has a remote "journey"|remotes\/journey exists already/);
   const bad = await run(['run', 'new:remote', '--', 'time-off']);
   expect(bad.code).toBe(1);
-  expect(bad.output).toContain('it becomes a JavaScript global, so it must be lowercase letters and digits');
+  expect(bad.output).toContain('the name is a JavaScript identifier in Module Federation');
 
   // 2. A change, released and made live by the team's deployer (the remote's owner).
   const feature = join(dir, 'src/feature.tsx');
