@@ -1,14 +1,9 @@
-import { useApi, type RemoteHealthDocument } from '@atrium/sdk';
+import type { RemoteHealthDocument } from '@atrium/sdk';
+import { ResourceView, useApiResource } from '@atrium/sdk/ui';
 import { useEffect, useRef, useState } from 'react';
-import { describeApiError } from '@atrium/sdk/ui';
 
 /** The window the console shows: the last three hours, per minute. */
 const WINDOW_MINUTES = 180;
-
-type HealthState =
-  | { readonly status: 'loading' }
-  | { readonly status: 'ready'; readonly document: RemoteHealthDocument }
-  | { readonly status: 'failed'; readonly message: string };
 
 const rate = (failures: number, attempts: number) => (attempts ? failures / attempts : 0);
 const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
@@ -18,44 +13,36 @@ const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
  * chart) and the failure rate per minute as a uPlot chart. uPlot is a chunk of this remote fetched only when
  * a chart is drawn: nothing of it is in the shell or the admin console's first load.
  */
-export function HealthChart({ remote, refresh }: { readonly remote: string; readonly refresh: number }) {
-  const api = useApi();
-  const [state, setState] = useState<HealthState>({ status: 'loading' });
+export function HealthChart({ remote }: { readonly remote: string }) {
+  const health = useApiResource<RemoteHealthDocument>(
+    `/api/admin/remotes/${encodeURIComponent(remote)}/health?minutes=${WINDOW_MINUTES}`,
+  );
+  return (
+    <ResourceView resource={health} loading="Loading field health…" failed="Field health could not be loaded">
+      {(document) => <HealthOfVersions remote={remote} document={document} />}
+    </ResourceView>
+  );
+}
+
+/** The table and, where the browser can draw it, the chart. */
+function HealthOfVersions({
+  remote,
+  document,
+}: {
+  readonly remote: string;
+  readonly document: RemoteHealthDocument;
+}) {
   const [chartProblem, setChartProblem] = useState<string | null>(null);
   const chart = useRef<HTMLDivElement>(null);
+  // uPlot draws on a 2D canvas; without one (a locked-down or text browser) the table says it all.
+  const [canDraw] = useState(() => globalThis.document.createElement('canvas').getContext('2d') !== null);
 
-  useEffect(() => {
-    const controller = new AbortController();
-    api
-      .get<RemoteHealthDocument>(
-        `/api/admin/remotes/${encodeURIComponent(remote)}/health?minutes=${WINDOW_MINUTES}`,
-        { signal: controller.signal },
-      )
-      .then(
-        (document) => setState({ status: 'ready', document }),
-        (error: unknown) => {
-          if (!controller.signal.aborted) {
-            setState({
-              status: 'failed',
-              message: describeApiError(error, 'Field health could not be loaded'),
-            });
-          }
-        },
-      );
-    return () => controller.abort();
-  }, [api, remote, refresh]);
-
-  const document = state.status === 'ready' ? state.document : null;
   useEffect(() => {
     const target = chart.current;
-    if (!document || !target || document.versions.length === 0) return;
+    if (!target || document.versions.length === 0) return;
     let plot: { destroy(): void } | undefined;
     let current = true;
-    // uPlot draws on a 2D canvas; without one (a locked-down or text browser) the table says it all.
-    if (!globalThis.document.createElement('canvas').getContext('2d')) {
-      setChartProblem('This browser cannot draw the chart; the table has the same numbers.');
-      return;
-    }
+    if (!canDraw) return;
     import('uplot').then(
       ({ default: UPlot }) => {
         if (!current) return;
@@ -90,17 +77,9 @@ export function HealthChart({ remote, refresh }: { readonly remote: string; read
       current = false;
       plot?.destroy();
     };
-  }, [document]);
+  }, [document, canDraw]);
 
-  if (state.status === 'loading') return <p className="atrium-admin__muted">Loading field health…</p>;
-  if (state.status === 'failed') {
-    return (
-      <p role="alert" className="atrium-admin__error">
-        {state.message}
-      </p>
-    );
-  }
-  if (state.document.versions.length === 0) {
+  if (document.versions.length === 0) {
     return <p className="atrium-admin__muted">No field reports in the last {WINDOW_MINUTES / 60} hours.</p>;
   }
   return (
@@ -117,7 +96,7 @@ export function HealthChart({ remote, refresh }: { readonly remote: string; read
           </tr>
         </thead>
         <tbody>
-          {state.document.versions.map(({ version, points }) => {
+          {document.versions.map(({ version, points }) => {
             const sum = (pick: (point: (typeof points)[number]) => number) =>
               points.reduce((total, point) => total + pick(point), 0);
             const attempts = sum((point) => point.attempts);
@@ -136,6 +115,11 @@ export function HealthChart({ remote, refresh }: { readonly remote: string; read
         </tbody>
       </table>
       <div ref={chart} aria-hidden="true" className="atrium-admin__chart" />
+      {!canDraw && (
+        <p className="atrium-admin__muted">
+          This browser cannot draw the chart; the table has the same numbers.
+        </p>
+      )}
       {chartProblem && <p className="atrium-admin__muted">{chartProblem}</p>}
     </div>
   );

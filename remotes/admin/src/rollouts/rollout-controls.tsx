@@ -1,11 +1,13 @@
 import { useApi, type RolloutDocument, type VersionDocument } from '@atrium/sdk';
-import { useEffect, useState, type FormEvent } from 'react';
-import { describeApiError } from '@atrium/sdk/ui';
-
-type RolloutState =
-  | { readonly status: 'loading' }
-  | { readonly status: 'ready'; readonly rollout: RolloutDocument | null }
-  | { readonly status: 'failed'; readonly message: string };
+import {
+  Alert,
+  Button,
+  describeApiError,
+  ResourceView,
+  useApiResource,
+  useAsyncAction,
+} from '@atrium/sdk/ui';
+import { useState, type FormEvent } from 'react';
 
 const rolesOf = (text: string) =>
   text
@@ -34,42 +36,27 @@ export function RolloutControls({
   readonly onChanged: () => void;
 }) {
   const api = useApi();
-  const [attempt, setAttempt] = useState(0);
-  const [state, setState] = useState<RolloutState>({ status: 'loading' });
-  const [outcome, setOutcome] = useState<{ readonly ok: boolean; readonly message: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const base = `/api/remotes/${encodeURIComponent(remote)}/rollout`;
+  const current = useApiResource<{ rollout: RolloutDocument | null }>(base);
+  const action = useAsyncAction();
+  /** What the last step was and, once it succeeded, the state it left. */
+  const [last, setLast] = useState<{ readonly what: string; readonly done?: string } | null>(null);
   const candidates = versions.filter((version) => !version.active && version.integrity);
   const [version, setVersion] = useState('');
   const [percent, setPercent] = useState('10');
   const [roles, setRoles] = useState('');
   const [reason, setReason] = useState('');
-  const base = `/api/remotes/${encodeURIComponent(remote)}/rollout`;
-
-  useEffect(() => {
-    const controller = new AbortController();
-    api.get<{ rollout: RolloutDocument | null }>(base, { signal: controller.signal }).then(
-      ({ rollout }) => setState({ status: 'ready', rollout }),
-      (error: unknown) => {
-        if (!controller.signal.aborted) {
-          setState({ status: 'failed', message: describeApiError(error, 'The canary could not be loaded') });
-        }
-      },
-    );
-    return () => controller.abort();
-  }, [api, base, attempt]);
 
   const step = async (what: string, send: () => Promise<RolloutDocument>) => {
-    setBusy(true);
-    try {
-      const rollout = await send();
-      setState({ status: 'ready', rollout });
-      setOutcome({ ok: true, message: `${what}: ${describeState(rollout)}` });
+    setLast({ what });
+    const outcome = await action.run(send);
+    if (outcome.ok) {
+      current.setData({ rollout: outcome.value });
+      setLast({ what, done: describeState(outcome.value) });
       onChanged();
-    } catch (error) {
-      setOutcome({ ok: false, message: describeApiError(error, `${what} failed`) });
-      setAttempt((value) => value + 1);
-    } finally {
-      setBusy(false);
+    } else {
+      // Someone else may have changed the canary meanwhile: show what it is now.
+      current.refetch();
     }
   };
   const audience = () => ({ percent: Number(percent), roles: rolesOf(roles) });
@@ -84,93 +71,88 @@ export function RolloutControls({
     void step('Canary changed', () => api.patch<RolloutDocument>(base, audience()));
   };
 
-  if (state.status === 'loading') return <p className="atrium-admin__muted">Loading the canary…</p>;
-  if (state.status === 'failed') {
+  return (
+    <ResourceView resource={current} loading="Loading the canary…" failed="The canary could not be loaded">
+      {({ rollout }) => renderControls(rollout)}
+    </ResourceView>
+  );
+
+  function renderControls(rollout: RolloutDocument | null) {
+    const running = rollout?.state === 'running';
     return (
-      <p role="alert" className="atrium-admin__error">
-        {state.message}
-      </p>
+      <section className="atrium-admin__rollout" aria-label={`Canary of ${remote}`}>
+        <p data-testid={`rollout-state-${remote}`}>
+          {rollout ? describeState(rollout) : 'No canary has run.'}
+        </p>
+        {last?.done && action.status === 'done' && (
+          <Alert tone="success">{`${last.what}: ${last.done}`}</Alert>
+        )}
+        {last && action.status === 'failed' && (
+          <Alert>{describeApiError(action.error, `${last.what} failed`)}</Alert>
+        )}
+        <form onSubmit={running ? change : start} className="atrium-admin__form">
+          {!running && (
+            <label>
+              Version
+              <select
+                value={version || candidates[0]?.version || ''}
+                onChange={(e) => setVersion(e.target.value)}
+              >
+                {candidates.map((candidate) => (
+                  <option key={candidate.version} value={candidate.version}>
+                    {candidate.version}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          <label>
+            Share of people (%)
+            <input
+              type="number"
+              min={0}
+              max={100}
+              step={1}
+              value={percent}
+              onChange={(e) => setPercent(e.target.value)}
+            />
+          </label>
+          <label>
+            Roles (comma-separated)
+            <input value={roles} onChange={(e) => setRoles(e.target.value)} placeholder="beta-testers" />
+          </label>
+          <Button type="submit" busy={action.busy} disabled={!running && candidates.length === 0}>
+            {running ? 'Change audience' : 'Start canary'}
+          </Button>
+        </form>
+        {running && (
+          <div className="atrium-admin__actions">
+            <Button
+              busy={action.busy}
+              onClick={() => void step('Canary promoted', () => api.post<RolloutDocument>(`${base}/promote`))}
+            >
+              Promote {rollout.version}
+            </Button>
+            <label>
+              Reason
+              <input value={reason} onChange={(e) => setReason(e.target.value)} />
+            </label>
+            <Button
+              variant="secondary"
+              busy={action.busy}
+              onClick={() =>
+                void step('Canary aborted', () =>
+                  api.post<RolloutDocument>(`${base}/abort`, reason.trim() ? { reason: reason.trim() } : {}),
+                )
+              }
+            >
+              Abort
+            </Button>
+          </div>
+        )}
+      </section>
     );
   }
-  const { rollout } = state;
-  const running = rollout?.state === 'running';
-  return (
-    <section className="atrium-admin__rollout" aria-label={`Canary of ${remote}`}>
-      <p data-testid={`rollout-state-${remote}`}>{rollout ? describeState(rollout) : 'No canary has run.'}</p>
-      {outcome && (
-        <p role={outcome.ok ? 'status' : 'alert'} className={outcome.ok ? undefined : 'atrium-admin__error'}>
-          {outcome.message}
-        </p>
-      )}
-      <form onSubmit={running ? change : start} className="atrium-admin__form">
-        {!running && (
-          <label>
-            Version
-            <select
-              value={version || candidates[0]?.version || ''}
-              onChange={(e) => setVersion(e.target.value)}
-            >
-              {candidates.map((candidate) => (
-                <option key={candidate.version} value={candidate.version}>
-                  {candidate.version}
-                </option>
-              ))}
-            </select>
-          </label>
-        )}
-        <label>
-          Share of people (%)
-          <input
-            type="number"
-            min={0}
-            max={100}
-            step={1}
-            value={percent}
-            onChange={(e) => setPercent(e.target.value)}
-          />
-        </label>
-        <label>
-          Roles (comma-separated)
-          <input value={roles} onChange={(e) => setRoles(e.target.value)} placeholder="beta-testers" />
-        </label>
-        <button
-          type="submit"
-          className="atrium-admin__button"
-          disabled={busy || (!running && candidates.length === 0)}
-        >
-          {running ? 'Change audience' : 'Start canary'}
-        </button>
-      </form>
-      {running && (
-        <div className="atrium-admin__actions">
-          <button
-            type="button"
-            className="atrium-admin__button"
-            disabled={busy}
-            onClick={() => void step('Canary promoted', () => api.post<RolloutDocument>(`${base}/promote`))}
-          >
-            Promote {rollout.version}
-          </button>
-          <label>
-            Reason
-            <input value={reason} onChange={(e) => setReason(e.target.value)} />
-          </label>
-          <button
-            type="button"
-            className="atrium-admin__button atrium-admin__button--secondary"
-            disabled={busy}
-            onClick={() =>
-              void step('Canary aborted', () =>
-                api.post<RolloutDocument>(`${base}/abort`, reason.trim() ? { reason: reason.trim() } : {}),
-              )
-            }
-          >
-            Abort
-          </button>
-        </div>
-      )}
-    </section>
-  );
 }
 
 function describeState(rollout: RolloutDocument): string {
