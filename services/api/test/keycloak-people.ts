@@ -14,7 +14,10 @@ export function passwordOf(username: string): string {
 export interface KeycloakPeople {
   /** Creates an enabled, verified person with {@link passwordOf} their user name; returns their `sub`. */
   create(username: string, realmRoles?: readonly string[]): Promise<string>;
-  /** Creates a realm role (e.g. a beta testers' role a canary names). */
+  /**
+   * Creates a realm role (e.g. a beta testers' role a canary names) and puts it in the shell client's scope, as
+   * an administrator must for any role the shell's tokens should carry (`atrium-shell` has no full scope).
+   */
   createRole(name: string): Promise<void>;
   /** Deletes every person and role this handle created. */
   removeAll(): Promise<void>;
@@ -76,6 +79,11 @@ export async function keycloakPeople(issuer: string): Promise<KeycloakPeople> {
     async createRole(name) {
       await admin('POST', '/roles', { name, description: 'made by an integration test' });
       roles.push(name);
+      const role = (await (await admin('GET', `/roles/${encodeURIComponent(name)}`)).json()) as unknown;
+      const [shell] = (await (await admin('GET', '/clients?clientId=atrium-shell')).json()) as {
+        id: string;
+      }[];
+      await admin('POST', `/clients/${shell!.id}/scope-mappings/realm`, [role]);
     },
     async removeAll() {
       await Promise.allSettled([
