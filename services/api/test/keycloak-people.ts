@@ -79,7 +79,7 @@ export async function keycloakPeople(issuer: string): Promise<KeycloakPeople> {
     async createRole(name) {
       await admin('POST', '/roles', { name, description: 'made by an integration test' });
       roles.push(name);
-      const role = (await (await admin('GET', `/roles/${encodeURIComponent(name)}`)).json()) as unknown;
+      const role: unknown = await (await admin('GET', `/roles/${encodeURIComponent(name)}`)).json();
       const [shell] = (await (await admin('GET', '/clients?clientId=atrium-shell')).json()) as {
         id: string;
       }[];
