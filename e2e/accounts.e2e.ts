@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { realmAdminHeaders } from './support/realm-admin.ts';
 import { linkIn, waitForMail } from '../infra/dev/mail-inbox.ts';
 import { signInAtKeycloak } from './support/keycloak.ts';
 
@@ -67,18 +68,7 @@ async function recordedEvents(
   request: APIRequestContext,
   person: Person,
 ): Promise<{ types: string[]; config: Record<string, unknown> }> {
-  const token = await request.post(`${KEYCLOAK}/realms/master/protocol/openid-connect/token`, {
-    form: {
-      grant_type: 'password',
-      client_id: 'admin-cli',
-      username: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
-      password: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
-    },
-  });
-  expect(token.ok()).toBe(true);
-  const headers = {
-    Authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}`,
-  };
+  const headers = await realmAdminHeaders(request);
   const users = (await (
     await request.get(`${KEYCLOAK}/admin/realms/atrium/users?username=${person.username}&exact=true`, {
       headers,

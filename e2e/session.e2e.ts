@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { realmAdminHeaders } from './support/realm-admin.ts';
 import { openAs } from './support/keycloak.ts';
 import { storedSession as storedUser } from './support/tokens.ts';
 
@@ -67,18 +68,7 @@ test('when the Keycloak session ends behind the shell, failed renewal leads thro
 
   // An administrator ends alice's sessions in Keycloak, so her refresh token stops working.
   const keycloak = 'http://localhost:8080';
-  const adminToken = await request.post(`${keycloak}/realms/master/protocol/openid-connect/token`, {
-    form: {
-      grant_type: 'password',
-      client_id: 'admin-cli',
-      username: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
-      password: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
-    },
-  });
-  expect(adminToken.ok()).toBe(true);
-  const headers = {
-    Authorization: `Bearer ${((await adminToken.json()) as { access_token: string }).access_token}`,
-  };
+  const headers = await realmAdminHeaders(request);
   const users = (await (
     await request.get(`${keycloak}/admin/realms/atrium/users?username=alice&exact=true`, { headers })
   ).json()) as { id: string }[];

@@ -10,8 +10,8 @@ export interface RealmPerson {
   readonly password: string;
 }
 
-/** Keycloak's admin API as the master realm's bootstrap administrator: the tests' view of the realm. */
-export async function realmAdmin(request: APIRequestContext) {
+/** The Authorization header of the master realm's bootstrap administrator, for Keycloak's admin API. */
+export async function realmAdminHeaders(request: APIRequestContext): Promise<{ Authorization: string }> {
   const token = await request.post(`${KEYCLOAK}/realms/master/protocol/openid-connect/token`, {
     form: {
       grant_type: 'password',
@@ -21,9 +21,12 @@ export async function realmAdmin(request: APIRequestContext) {
     },
   });
   expect(token.ok()).toBe(true);
-  const headers = {
-    Authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}`,
-  };
+  return { Authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}` };
+}
+
+/** Keycloak's admin API as the master realm's bootstrap administrator: the tests' view of the realm. */
+export async function realmAdmin(request: APIRequestContext) {
+  const headers = await realmAdminHeaders(request);
   const base = `${KEYCLOAK}/admin/realms/atrium`;
   return {
     async createPerson(): Promise<RealmPerson> {
