@@ -1,8 +1,9 @@
 import { ModuleFederationPlugin } from '@module-federation/enhanced/rspack';
 import { bundleDefaults } from '@atrium/sdk/build';
 import { defineConfig } from '@rspack/cli';
-import { rspack } from '@rspack/core';
+import { rspack, type Compiler } from '@rspack/core';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { shellSecurityHeaders } from './deploy/security-headers.ts';
 
 interface PackageJson {
@@ -26,6 +27,56 @@ export const devServerHeaders = shellSecurityHeaders({
   remoteOrigins: (process.env.ATRIUM_REMOTE_ORIGINS ?? 'http://localhost:4100').split(/\s+/).filter(Boolean),
 });
 
+/**
+ * The federation runtime from its ES module builds. Module Federation's plugins hand rspack the CommonJS
+ * builds of its runtime packages (they resolve them with `require`), which rspack cannot tree-shake or
+ * concatenate: about 5.5 KB of gzip of the shell's first file. The ES module builds of the same version sit
+ * beside them (`dist/*.js` for `dist/*.cjs`); these aliases point every way in at them.
+ */
+function federationRuntimeModules(): Record<string, string> {
+  const require = createRequire(import.meta.url);
+  // As @rspack/core finds the bundler runtime (next to runtime-tools) and @module-federation/rspack the plugin
+  // that hands the runtime to remotes (provideExternalRuntime).
+  const runtimeTools = require.resolve('@module-federation/runtime-tools');
+  const commonJs = [
+    require.resolve('@module-federation/webpack-bundler-runtime', { paths: [runtimeTools] }),
+    createRequire(require.resolve('@module-federation/enhanced/rspack')).resolve(
+      '@module-federation/inject-external-runtime-core-plugin',
+    ),
+  ];
+  const esm = (file: string) => file.replace(/\.cjs$/, '.js');
+  return {
+    ...Object.fromEntries(commonJs.map((file) => [`${file}$`, esm(file)])),
+    // The alias @rspack/core sets for the runtime the shell's code imports, to the CommonJS build too.
+    '@module-federation/runtime': esm(
+      require.resolve('@module-federation/runtime', { paths: [runtimeTools] }),
+    ),
+  };
+}
+
+/**
+ * Fails the build when a CommonJS module of the federation runtime is bundled after all (an alias above no
+ * longer matches what a new version requests): it would be the untrimmed copy, or a second copy of the runtime.
+ */
+class FederationRuntimeEsmCheck {
+  apply(compiler: Compiler) {
+    compiler.hooks.afterCompile.tap('AtriumFederationRuntimeEsmCheck', (compilation) => {
+      const commonJs = [...compilation.modules]
+        .map((module) => module.nameForCondition() ?? '')
+        .filter((resource) => /[\\/]@module-federation[\\/].*\.cjs$/.test(resource));
+      if (commonJs.length > 0) {
+        compilation.errors.push(
+          new compiler.rspack.WebpackError(
+            `The federation runtime must be bundled from its ES modules (see federationRuntimeModules in ` +
+              `shell/app/rspack.config.ts); ${commonJs.length} CommonJS modules got in, e.g. ` +
+              commonJs.slice(0, 3).join(', '),
+          ),
+        );
+      }
+    });
+  }
+}
+
 export default defineConfig((_env, argv) => {
   const production = argv.mode !== 'development';
   const defaults = bundleDefaults(production);
@@ -48,6 +99,7 @@ export default defineConfig((_env, argv) => {
       alias: {
         'use-sync-external-store/shim/index.js': new URL('./src/use-sync-external-store.ts', import.meta.url)
           .pathname,
+        ...federationRuntimeModules(),
       },
     },
     module: defaults.module,
@@ -67,8 +119,14 @@ export default defineConfig((_env, argv) => {
         },
         dts: false,
         // Remotes are built with experiments.externalRuntime and use this copy of the federation runtime.
-        experiments: { provideExternalRuntime: true, optimization: { target: 'web' } },
+        // No snapshot plugin: it reads remotes' mf-manifest.json and preloads from it, and the shell registers
+        // each remote as its verified remoteEntry.js (release pinning refuses manifests and preloads anyway).
+        experiments: {
+          provideExternalRuntime: true,
+          optimization: { target: 'web', disableSnapshot: true },
+        },
       }),
+      new FederationRuntimeEsmCheck(),
       ...defaults.plugins,
     ],
     devServer: {
