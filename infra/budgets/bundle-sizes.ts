@@ -4,13 +4,13 @@ import { gzipSync } from 'node:zlib';
 
 /**
  * The budgets from the platform issue, in bytes of gzip. The shell's is checked by the browser journey in
- * e2e/registry-roles.e2e.ts on the scripts it actually requests before the first remote; the remotes' here.
+ * e2e/registry-roles.e2e.ts on the scripts it actually requests before the first remote, and by
+ * `npm run budget` (shell-initial-js.ts) on the build's chunk graph; the remotes' here.
  */
 export const BUDGETS = {
-  // Raised from 130 KB on 2026-11-23: the merged account, outage, canary and dev-override code measured
-  // 132.2 KB before the first remote. An open regression to win back (see the closing note of that day), not
-  // a new target.
-  shellInitialJs: 133 * 1024,
+  // Back to 130 KB: the federation runtime is bundled from its ES modules, without its snapshot plugin
+  // (shell/app/rspack.config.ts), and the shell measures about 125 KB (132.2 KB when this was raised to 133).
+  shellInitialJs: 130 * 1024,
   remoteEntryJs: 16 * 1024,
 } as const;
 

@@ -4,7 +4,7 @@ import { onCLS, onINP, onLCP, type Metric } from 'web-vitals';
 /*
  * Field telemetry, loaded as its own chunk only after a remote has loaded or failed (the shell's first paint
  * never waits for it, and its initial JavaScript does not carry it or web-vitals). The remote slot leaves
- * performance marks (remote-slot.tsx); this reads them, earlier ones included, adds web vitals, and sends
+ * performance marks (field-telemetry-entry.ts); this reads them, earlier ones included, adds web vitals, and sends
  * small batches to `POST /api/telemetry` through the shell's API client.
  *
  * Why fetch with keepalive, not sendBeacon: the API accepts the shell's tokens only DPoP-bound, with a proof

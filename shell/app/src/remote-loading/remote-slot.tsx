@@ -10,6 +10,7 @@ import {
 } from 'react';
 import { StatusPanel } from '../layout/status-panel';
 import { loadFeature, type FeatureLoader } from './federation';
+import { markRemote, startFieldTelemetryLater } from './field-telemetry-entry';
 import type { RemoteLoadError } from './remote-load-error';
 
 type SlotState =
@@ -22,15 +23,6 @@ export interface RemoteSlotProps {
   readonly timeoutMs: number;
   /** Injected by tests; the real loader goes through Module Federation. */
   readonly load?: FeatureLoader;
-}
-
-/**
- * Field telemetry's record of a remote: a performance mark (`load`, `loaded`, `rendered`, `failed` with why)
- * naming the version. The reporter (field-telemetry.ts, a chunk fetched only once a remote has settled) reads
- * them, earlier ones included, and takes times from their order.
- */
-function markRemote(remote: RemoteDescriptor, event: string, kind?: string): void {
-  performance.mark(`atrium:remote-${event}:${remote.name}`, { detail: [remote.version, kind] });
 }
 
 /**
@@ -59,7 +51,7 @@ export function RemoteSlot({ remote, timeoutMs, load = loadFeature }: RemoteSlot
         },
       )
       // Field telemetry is a chunk of its own, fetched once a remote has loaded or failed: never before.
-      .finally(() => import('./field-telemetry').then((t) => t.startFieldTelemetry(api)));
+      .finally(() => startFieldTelemetryLater(api));
     return () => {
       current = false;
     };
