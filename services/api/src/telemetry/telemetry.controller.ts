@@ -12,12 +12,12 @@ import {
   healthQuerySchema,
   remoteHealthSchema,
   type RemoteHealthDoc,
-  TELEMETRY_BODY_LIMIT_BYTES,
   type TelemetryBatch,
   telemetryBatchSchema,
   type TelemetryReceipt,
   telemetryReceiptSchema,
 } from './telemetry.schemas.js';
+import { TELEMETRY_BODY_LIMIT_BYTES } from './telemetry-rules.js';
 import { TelemetryService } from './telemetry.service.js';
 
 @ApiTags('telemetry')

@@ -1,19 +1,14 @@
 import { z } from 'zod';
 import { remoteNameSchema, versionSchema } from '../registry/registry.schemas.js';
-
-/** The largest telemetry batch, in bytes of JSON: a page's worth of reports, never a backlog of days. */
-export const TELEMETRY_BODY_LIMIT_BYTES = 16 * 1024;
-/** At most this many remote versions per batch, and samples of each kind per version. */
-const MAX_ENTRIES = 20;
-const MAX_SAMPLES = 100;
+import { TELEMETRY_MAX_REPORTS, TELEMETRY_MAX_SAMPLES } from './telemetry-rules.js';
 
 const count = z
   .int('must be a whole number')
   .min(0, 'must be 0 or more')
-  .max(MAX_SAMPLES, `must be at most ${MAX_SAMPLES}`);
+  .max(TELEMETRY_MAX_SAMPLES, `must be at most ${TELEMETRY_MAX_SAMPLES}`);
 const durations = z
   .array(z.number().min(0, 'must be 0 or more').max(600_000, 'must be at most 600000 ms'))
-  .max(MAX_SAMPLES, `must hold at most ${MAX_SAMPLES} samples`);
+  .max(TELEMETRY_MAX_SAMPLES, `must hold at most ${TELEMETRY_MAX_SAMPLES} samples`);
 
 export const VITAL_NAMES = ['LCP', 'INP', 'CLS'] as const;
 export const VITAL_RATINGS = ['good', 'needs-improvement', 'poor'] as const;
@@ -37,7 +32,7 @@ const versionReportSchema = z
     }),
     vitals: z
       .array(z.strictObject({ name: z.enum(VITAL_NAMES), rating: z.enum(VITAL_RATINGS) }))
-      .max(MAX_SAMPLES, `must hold at most ${MAX_SAMPLES} samples`)
+      .max(TELEMETRY_MAX_SAMPLES, `must hold at most ${TELEMETRY_MAX_SAMPLES} samples`)
       .meta({ description: 'web-vitals ratings of pages the remote rendered' }),
   })
   .meta({ id: 'VersionReport' });
@@ -50,7 +45,7 @@ export const telemetryBatchSchema = z
     reports: z
       .array(versionReportSchema)
       .min(1, 'must hold at least one report')
-      .max(MAX_ENTRIES, `must hold at most ${MAX_ENTRIES} reports`),
+      .max(TELEMETRY_MAX_REPORTS, `must hold at most ${TELEMETRY_MAX_REPORTS} reports`),
   })
   .meta({ id: 'TelemetryBatch' });
 

@@ -1,4 +1,9 @@
 import { ApiProblemError } from '@atrium/sdk';
+import {
+  TELEMETRY_BODY_LIMIT_BYTES,
+  TELEMETRY_MAX_REPORTS,
+  TELEMETRY_MAX_SAMPLES,
+} from '@atrium/sdk/telemetry-rules';
 import { describe, expect, it, vi } from 'vitest';
 import { createFieldTelemetry, type VersionReport } from './field-telemetry';
 
@@ -55,8 +60,10 @@ describe('field telemetry', () => {
 
   it('keeps every batch within the API bounds and sends the rest next time', async () => {
     const sizes: number[] = [];
+    const batches: VersionReport[][] = [];
     const telemetry = createFieldTelemetry((reports) => {
-      sizes.push(JSON.stringify({ reports }).length);
+      sizes.push(new TextEncoder().encode(JSON.stringify({ reports })).length);
+      batches.push(reports);
       return Promise.resolve();
     });
     for (let remote = 0; remote < 30; remote += 1) {
@@ -71,8 +78,18 @@ describe('field telemetry', () => {
       }
     }
     for (let flush = 0; flush < 10; flush += 1) await telemetry.flush();
-    expect(Math.max(...sizes)).toBeLessThanOrEqual(16 * 1024);
+    // The API's bounds, from the rule module it enforces them with.
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(TELEMETRY_BODY_LIMIT_BYTES);
+    for (const reports of batches) {
+      expect(reports.length).toBeLessThanOrEqual(TELEMETRY_MAX_REPORTS);
+      for (const report of reports) {
+        expect(report.loadMs.length).toBeLessThanOrEqual(TELEMETRY_MAX_SAMPLES);
+        expect(report.failures.render).toBeLessThanOrEqual(TELEMETRY_MAX_SAMPLES);
+      }
+    }
     expect(sizes.length).toBeGreaterThan(1);
+    // Nothing counted was dropped on the way: every remote was sent once, in one batch or another.
+    expect(new Set(batches.flat().map((report) => report.remote)).size).toBe(30);
   });
 
   it('counts a batch refused for rate again later, and drops one refused otherwise', async () => {

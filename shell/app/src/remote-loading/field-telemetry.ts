@@ -1,4 +1,9 @@
 import { ApiProblemError, type ApiClient, type ApiSchemas } from '@atrium/sdk';
+import {
+  TELEMETRY_BODY_LIMIT_BYTES,
+  TELEMETRY_MAX_REPORTS,
+  TELEMETRY_MAX_SAMPLES,
+} from '@atrium/sdk/telemetry-rules';
 import { onCLS, onINP, onLCP, type Metric } from 'web-vitals';
 
 /*
@@ -30,11 +35,11 @@ type Tally<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? 
 /** One remote version's tallies: the API's `VersionReport` (its OpenAPI document), counted in place. */
 export type VersionReport = Tally<ApiSchemas['schemas']['VersionReport']>;
 
-/** The API's bounds (services/api telemetry.schemas.ts): kept here so a batch is never refused for size. */
-const MAX_SAMPLES = 100;
+/** Web vitals kept per version and batch: the shell's own cap, below the API's (a page reports each about once). */
 const MAX_VITALS = 20;
-const MAX_BATCH_BYTES = 15_000;
-const MAX_REPORTS = 20;
+
+/** Bytes of a batch as sent (the API counts the body's bytes). */
+const bytes = (text: string) => new TextEncoder().encode(text).length;
 
 /**
  * How the slot's failure reasons count: `refused` (the release is not what the registry recorded) is an
@@ -92,7 +97,7 @@ export function createFieldTelemetry(send: (reports: VersionReport[]) => Promise
       const tally = tallyOf(remote, version);
       const since = event === 'loaded' ? started.get(remote) : loaded.get(remote);
       const samples = event === 'loaded' ? tally.loadMs : event === 'rendered' ? tally.renderMs : undefined;
-      if (samples && since !== undefined && samples.length < MAX_SAMPLES) {
+      if (samples && since !== undefined && samples.length < TELEMETRY_MAX_SAMPLES) {
         samples.push(Math.round(startTime - since));
       }
       if (event === 'loaded') loaded.set(remote, startTime);
@@ -100,7 +105,7 @@ export function createFieldTelemetry(send: (reports: VersionReport[]) => Promise
       // A failure without a reason (not a RemoteLoadError) is a download failure.
       const failure =
         event === 'failed' ? FAILURE_KIND[typeof kind === 'string' ? kind : 'download'] : undefined;
-      if (failure && tally.failures[failure] < MAX_SAMPLES) tally.failures[failure] += 1;
+      if (failure && tally.failures[failure] < TELEMETRY_MAX_SAMPLES) tally.failures[failure] += 1;
     },
 
     /** Counts a web vital for the remote on screen (none on the shell's own pages). */
@@ -119,8 +124,9 @@ export function createFieldTelemetry(send: (reports: VersionReport[]) => Promise
       if (tallies.size === 0) return;
       const batch: VersionReport[] = [];
       for (const [key, tally] of tallies) {
-        if (batch.length === MAX_REPORTS) break;
-        if (JSON.stringify({ reports: [...batch, tally] }).length > MAX_BATCH_BYTES && batch.length) break;
+        if (batch.length === TELEMETRY_MAX_REPORTS) break;
+        const body = JSON.stringify({ reports: [...batch, tally] });
+        if (bytes(body) > TELEMETRY_BODY_LIMIT_BYTES && batch.length) break;
         batch.push(tally);
         tallies.delete(key);
       }
