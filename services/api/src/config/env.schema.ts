@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { DEV_OVERRIDE_ORIGIN_PATTERN } from '../dev-overrides/dev-override-origins.js';
+import { DEV_OVERRIDE_ORIGIN_PATTERN } from '../dev-overrides/dev-override-rules.js';
 import type { AppConfig, DatabaseTarget } from './app-config.js';
 
 /** Asymmetric JWS algorithms the API can verify; `none` and HMAC (shared secrets) are not on it by design. */

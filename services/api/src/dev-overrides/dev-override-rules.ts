@@ -1,7 +1,13 @@
 /**
- * The origins a dev override may load a remote from: `scheme://host:port`, or `scheme://host:*` for any port of
- * that host (e.g. `http://localhost:*`). The API's half of the rule; the shell applies the same patterns from
- * its run-time config (shell/app/src/dev-override/dev-override.ts) before it ever asks the API.
+ * The one rule for where a dev override may load a remote from, applied by the API (DEV_OVERRIDE_ORIGINS,
+ * `POST /api/dev-overrides`) and by the shell (its run-time config's `devOverrides.allowedOrigins`, before it
+ * ever asks the API). Dependency-free on purpose: `npm run contract` copies this file into the sdk
+ * (`@atrium/sdk/dev-override-rules`) and `npm test` fails when that copy is stale.
+ */
+
+/**
+ * An allowed origin: `scheme://host:port`, or `scheme://host:*` for any port of that host (e.g.
+ * `http://localhost:*`).
  */
 export const DEV_OVERRIDE_ORIGIN_PATTERN = /^(https?):\/\/([a-z0-9.-]+|\[[0-9a-f:]+\])(?::(\d{1,5}|\*))?$/;
 
@@ -17,3 +23,6 @@ export function devOverrideOriginAllowed(url: string, patterns: readonly string[
     return protocol === `${scheme}:` && hostname === host;
   });
 }
+
+/** The file a dev override names: a dev server's remoteEntry.js or mf-manifest.json (the URL's path). */
+export const DEV_SERVER_ENTRY_PATH = /\/(?:remoteEntry\.js|mf-manifest\.json)$/;

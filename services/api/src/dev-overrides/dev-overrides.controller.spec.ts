@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
-import { devOverrideOriginAllowed } from './dev-override-origins.js';
+import { devOverrideOriginAllowed } from './dev-override-rules.js';
 
 interface AuditBody {
   items: Array<{ actor: string; action: string; target: string; details: Record<string, unknown> }>;

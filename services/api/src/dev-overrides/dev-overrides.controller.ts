@@ -9,7 +9,7 @@ import { DevOverrideRefusedError } from '../common/errors/domain-errors.js';
 import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { RequestContextInterceptor } from '../database/request-context.interceptor.js';
-import { devOverrideOriginAllowed } from './dev-override-origins.js';
+import { devOverrideOriginAllowed } from './dev-override-rules.js';
 import {
   type DevOverride,
   type DevOverrideRecord,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { remoteNameSchema } from '../registry/registry.schemas.js';
+import { DEV_SERVER_ENTRY_PATH } from './dev-override-rules.js';
 
 /** Body of `POST /api/dev-overrides`: which remote a developer's session loads from which dev server. */
 export const devOverrideSchema = z
@@ -9,7 +10,7 @@ export const devOverrideSchema = z
       .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
       .max(2048, 'must be at most 2048 characters')
       .refine(
-        (value) => /\/(?:remoteEntry\.js|mf-manifest\.json)$/.test(new URL(value).pathname),
+        (value) => DEV_SERVER_ENTRY_PATH.test(new URL(value).pathname),
         "must be a dev server's remoteEntry.js or mf-manifest.json",
       )
       .meta({ description: "URL of the dev server's remoteEntry.js or mf-manifest.json" }),

@@ -1,4 +1,9 @@
 import type { ApiSchemas, RemoteDescriptor } from '@atrium/sdk';
+import {
+  DEV_OVERRIDE_ORIGIN_PATTERN,
+  DEV_SERVER_ENTRY_PATH,
+  devOverrideOriginAllowed,
+} from '@atrium/sdk/dev-override-rules';
 import { DEV_OVERRIDE_PARAM } from './dev-override-keys';
 
 /**
@@ -15,11 +20,6 @@ import { DEV_OVERRIDE_PARAM } from './dev-override-keys';
 
 /** Realm role of the people who may use dev overrides (the dev realm's `ada`). */
 export const DEVELOPER_ROLE = 'atrium-developer';
-
-/** An allowed origin: `scheme://host:port`, or `scheme://host:*` for any port (the API applies the same patterns). */
-export const DEV_OVERRIDE_ORIGIN_PATTERN = /^(https?):\/\/([a-z0-9.-]+|\[[0-9a-f:]+\])(?::(\d{1,5}|\*))?$/;
-
-const DEV_ENTRY = /\/(?:remoteEntry\.js|mf-manifest\.json)$/;
 
 /**
  * One remote loaded from a dev server in this session (`url`: the dev server's mf-manifest.json or
@@ -52,15 +52,11 @@ export function devOverrideProblem(
   if (!roles.includes(DEVELOPER_ROLE)) return `it needs the role ${DEVELOPER_ROLE}`;
   if (!URL.canParse(override.url)) return `${override.url} is not a URL`;
   const url = new URL(override.url);
-  if (url.username || url.password || url.search || url.hash || !DEV_ENTRY.test(url.pathname)) {
+  if (url.username || url.password || url.search || url.hash || !DEV_SERVER_ENTRY_PATH.test(url.pathname)) {
     return `${override.url} is not a dev server's mf-manifest.json or remoteEntry.js`;
   }
-  const allowed = config.allowedOrigins.some((pattern) => {
-    const [, scheme, host, port] = DEV_OVERRIDE_ORIGIN_PATTERN.exec(pattern) ?? [];
-    if (port !== '*') return url.origin === pattern;
-    return url.protocol === `${scheme}:` && url.hostname === host;
-  });
-  if (!allowed)
+  // The API's rule (@atrium/sdk/dev-override-rules), which it applies again before it allows the override.
+  if (!devOverrideOriginAllowed(url.href, config.allowedOrigins))
     return `${url.origin} is not an origin this shell allows (${config.allowedOrigins.join(', ')})`;
   return undefined;
 }
