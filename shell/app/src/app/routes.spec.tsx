@@ -7,20 +7,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import type { FeatureLoader } from '../remote-loading/federation';
+import { testRemote } from '../remote-loading/testing/test-remote';
 import { AppRoutes } from './routes';
 
 afterEach(cleanup);
 
-const profile: RemoteDescriptor = {
-  name: 'profile',
-  title: 'Profile',
-  path: '/profile',
-  navOrder: 10,
-  version: '1.0.0',
-  entry: 'http://remotes.test/profile/1.0.0/mf-manifest.json',
-  integrity: `sha384-${'a'.repeat(64)}`,
-  manifestIntegrity: `sha384-${'b'.repeat(64)}`,
-};
+const profile = testRemote('profile');
 
 const controls = { refetch: () => undefined, setData: () => undefined };
 const ready = (data: readonly RemoteDescriptor[]): AsyncResource<readonly RemoteDescriptor[]> => ({

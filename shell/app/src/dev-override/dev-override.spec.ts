@@ -1,6 +1,5 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RemoteDescriptor } from '@atrium/sdk';
 import { createHash } from 'node:crypto';
 import { vi } from 'vitest';
 import {
@@ -13,6 +12,7 @@ import {
   requestedDevOverride,
   storeDevOverride,
 } from './dev-override';
+import { testRemote } from '../remote-loading/testing/test-remote';
 
 const config = { allowedOrigins: ['http://localhost:*', 'http://127.0.0.1:*'] };
 const developer = ['atrium-user', 'atrium-developer'];
@@ -112,16 +112,7 @@ describe('devOverrideConfig and applyDevOverrides', () => {
     };
     vi.stubGlobal('fetch', (url: string) => Promise.resolve(new Response(files[url])));
     const sri = (text: string) => `sha384-${createHash('sha384').update(text).digest('base64')}`;
-    const listed = (name: string): RemoteDescriptor => ({
-      name,
-      title: name,
-      path: `/${name}`,
-      navOrder: 1,
-      version: '1.0.0',
-      entry: `http://localhost:4100/${name}/1.0.0/mf-manifest.json`,
-      integrity: `sha384-${'e'.repeat(64)}`,
-      manifestIntegrity: `sha384-${'m'.repeat(64)}`,
-    });
+    const listed = (name: string) => testRemote(name, { store: 'http://localhost:4100' });
     storeDevOverride(profile);
     storeDevOverride({ remote: 'admin', url: 'https://evil.example/remoteEntry.js' });
     const [profileEntry, adminEntry] = await applyDevOverrides(developer, config, [

@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
-import type { RemoteDescriptor } from '@atrium/sdk';
 import { init, loadRemote, registerRemotes } from '@module-federation/enhanced/runtime';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { VerifiedRelease } from './release-manifest';
+import { TEST_STORE as STORE, testRemote } from './testing/test-remote';
 
 // The real federation runtime (2.9) with the shell's plugin: only the manifest check is replaced, so these
 // tests show which of the runtime's own load paths the plugin closes.
@@ -10,17 +10,7 @@ const manifests = vi.hoisted(() => ({ verifyRelease: vi.fn() }));
 vi.mock('./release-manifest', () => manifests);
 const { loadFeature, registerFeatureRemotes } = await import('./federation');
 
-const STORE = 'http://remotes.test';
-const signed: RemoteDescriptor = {
-  name: 'signed',
-  title: 'Signed',
-  path: '/signed',
-  navOrder: 1,
-  version: '1.0.0',
-  entry: `${STORE}/signed/1.0.0/mf-manifest.json`,
-  integrity: `sha384-${'e'.repeat(64)}`,
-  manifestIntegrity: `sha384-${'m'.repeat(64)}`,
-};
+const signed = testRemote('signed');
 const verifiedRelease: VerifiedRelease = {
   name: 'signed',
   entryUrl: `${STORE}/signed/1.0.0/remoteEntry.js`,

@@ -3,6 +3,7 @@ import type { RemoteDescriptor } from '@atrium/sdk';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { VerifiedRelease } from './release-manifest';
 import { RemoteLoadError, RemoteRefusedError } from './remote-load-error';
+import { TEST_STORE as STORE, testRemote } from './testing/test-remote';
 
 const runtime = vi.hoisted(() => ({
   loadRemote: vi.fn(),
@@ -15,24 +16,13 @@ vi.mock('./release-manifest', () => manifests);
 
 const { releasePinningPlugin: plugin, loadFeature, registerFeatureRemotes } = await import('./federation');
 
-const STORE = 'http://remotes.test';
-const descriptor = (name: string): RemoteDescriptor => ({
-  name,
-  title: name[0]!.toUpperCase() + name.slice(1),
-  path: `/${name}`,
-  navOrder: 1,
-  version: '1.0.0',
-  entry: `${STORE}/${name}/1.0.0/mf-manifest.json`,
-  integrity: `sha384-${'e'.repeat(64)}`,
-  manifestIntegrity: `sha384-${'m'.repeat(64)}`,
-});
 const release = (remote: RemoteDescriptor): VerifiedRelease => ({
   name: remote.name,
   entryUrl: remote.entry.replace('mf-manifest.json', 'remoteEntry.js'),
   integrity: remote.integrity,
   assets: [remote.entry.replace('mf-manifest.json', 'feature.123.js')],
 });
-const signed = descriptor('signed');
+const signed = testRemote('signed');
 const signedEntry = `${STORE}/signed/1.0.0/remoteEntry.js`;
 const Feature = () => null;
 const options = { retry: false, timeoutMs: 2_000 };

@@ -1,27 +1,13 @@
 // @vitest-environment happy-dom
-import {
-  AtriumProvider,
-  type ApiClient,
-  type AtriumContextValue,
-  type FeatureProps,
-  type RemoteDescriptor,
-} from '@atrium/sdk';
+import { AtriumProvider, type ApiClient, type AtriumContextValue, type FeatureProps } from '@atrium/sdk';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FeatureLoader } from './federation';
 import { RemoteLoadError } from './remote-load-error';
 import { RemoteSlot } from './remote-slot';
+import { testRemote } from './testing/test-remote';
 
-const profile: RemoteDescriptor = {
-  name: 'profile',
-  title: 'Profile',
-  path: '/profile',
-  navOrder: 10,
-  version: '1.4.0',
-  entry: 'http://remotes.test/profile/1.4.0/mf-manifest.json',
-  integrity: `sha384-${'a'.repeat(64)}`,
-  manifestIntegrity: `sha384-${'b'.repeat(64)}`,
-};
+const profile = testRemote('profile', { version: '1.4.0' });
 
 const marks = () =>
   performance

@@ -1,21 +1,13 @@
 // @vitest-environment happy-dom
-import type { FeatureProps, RemoteDescriptor, RemoteModule } from '@atrium/sdk';
+import type { FeatureProps, RemoteModule } from '@atrium/sdk';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FeatureLoader } from './federation';
 import { RemoteLoadError } from './remote-load-error';
 import { RemoteSlot } from './remote-slot';
+import { testRemote } from './testing/test-remote';
 
-const profile: RemoteDescriptor = {
-  name: 'profile',
-  title: 'Profile',
-  path: '/profile',
-  navOrder: 10,
-  version: '1.0.0',
-  entry: 'http://remotes.test/profile/1.0.0/mf-manifest.json',
-  integrity: `sha384-${'a'.repeat(64)}`,
-  manifestIntegrity: `sha384-${'b'.repeat(64)}`,
-};
+const profile = testRemote('profile');
 const TIMEOUT = 10_000;
 
 function Working({ basePath }: FeatureProps) {
