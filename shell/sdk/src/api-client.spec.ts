@@ -515,7 +515,7 @@ describe('createApiClient', () => {
       ]);
     });
 
-    it('ends the span with the error when no answer came, and sends untraced when tracing fails', async () => {
+    it('ends the span with the error when no answer came, and answers whatever becomes of tracing', async () => {
       server.use(http.get(`${API}/api/down`, () => HttpResponse.error()));
       const tracer = recordingTracer();
       const options = {
@@ -533,6 +533,17 @@ describe('createApiClient', () => {
       );
       const broken = createApiClient({ ...options, trace: () => Promise.reject(new Error('chunk failed')) });
       await expect(broken.get('/api/me')).resolves.toBeNull();
+      const failingEnd = createApiClient({
+        ...options,
+        trace: () =>
+          Promise.resolve({
+            headers: {},
+            end: () => {
+              throw new Error('exporter bug');
+            },
+          }),
+      });
+      await expect(failingEnd.get('/api/me')).resolves.toBeNull();
     });
   });
 });

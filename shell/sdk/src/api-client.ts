@@ -172,7 +172,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       headers.set(name, value);
     }
     const span = await startSpan(method, url);
-    for (const [name, value] of Object.entries(span?.headers ?? {})) headers.set(name, value);
+    for (const [name, value] of Object.entries(span.headers)) headers.set(name, value);
     headers.set('Authorization', authorization.authorization);
     headers.set('DPoP', authorization.dpop);
     if (body !== undefined) headers.set('Content-Type', 'application/json');
@@ -184,22 +184,34 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         signal: signal ?? null,
         ...(exchange.keepalive ? { keepalive: true } : {}),
       });
-      span?.end({ status: response.status });
+      span.end({ status: response.status });
       return response;
     } catch (error) {
-      span?.end({ error });
+      span.end({ error });
       // An abort is the caller's decision, not a network failure: let it through unchanged.
       if (signal?.aborted) throw error;
       throw new ApiNetworkError(url, { cause: error });
     }
   }
 
-  async function startSpan(method: string, url: string): Promise<ApiRequestSpan | undefined> {
+  /** The request's span, if tracing is on; tracing that fails never fails the request (it goes untraced). */
+  async function startSpan(method: string, url: string): Promise<ApiRequestSpan> {
+    let span: ApiRequestSpan | undefined;
     try {
-      return await options.trace?.({ method, url: proofUrl(url) });
+      span = await options.trace?.({ method, url: proofUrl(url) });
     } catch {
-      return undefined;
+      span = undefined;
     }
+    return {
+      headers: span?.headers ?? {},
+      end(outcome) {
+        try {
+          span?.end(outcome);
+        } catch {
+          // The answer is the caller's whatever became of its span.
+        }
+      },
+    };
   }
 
   /** One request with its proof; a 401 renews the token once and retries; an error status rejects. */
