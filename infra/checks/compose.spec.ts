@@ -16,6 +16,7 @@ const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
 interface ComposeService {
   image?: string;
+  profiles?: string[];
   entrypoint?: string[];
   volumes?: (string | object)[];
   build?: { context: string; dockerfile: string };
@@ -469,5 +470,67 @@ describe("docker-compose.yml: the API's PostgreSQL role", () => {
       expect(service.environment!.MIKRO_ORM_SCHEMA, name).toBe(role);
       expect(service.depends_on?.postgres?.condition, name).toBe('service_healthy');
     }
+  });
+});
+
+describe('docker-compose.yml: tracing (the observability profile)', () => {
+  const collectorMount = (services['otelcol']?.volumes ?? [])
+    .filter((volume): volume is string => typeof volume === 'string')
+    .map((volume) => volume.split(':'))
+    .find(([source]) => source?.endsWith('otel-collector.yaml'));
+  const collector = parse(read(collectorMount?.[0] ?? 'missing')) as {
+    receivers: { otlp: { protocols: { http: { endpoint: string; cors: { allowed_origins: string[] } } } } };
+    processors: Record<string, unknown>;
+    exporters: Record<string, { endpoint: string }>;
+    service: { pipelines: { traces: { receivers: string[]; processors: string[]; exporters: string[] } } };
+  };
+  /** The command docs/deploy.md#tracing gives to trace the compose stack, as NAME=value pairs. */
+  const documented = Object.fromEntries(
+    [
+      ...(
+        /```sh\n\s*(OTEL_EXPORTER_OTLP_ENDPOINT=.*?)docker compose/s.exec(read('docs/deploy.md'))?.[1] ?? ''
+      ).matchAll(/([A-Z_]+)=(\S+)/g),
+    ].map((match) => [match[1]!, match[2]!]),
+  );
+
+  it('runs the collector and Jaeger only in the profile, and the API and the shell trace only when told', () => {
+    for (const name of ['otelcol', 'jaeger', 'prometheus', 'grafana']) {
+      expect(services[name]?.profiles, name).toEqual(['observability']);
+    }
+    const resolved = interpolateCompose(readEnvFile('compose.dev.env')).services;
+    expect(resolved.api!.environment!.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('');
+    expect(resolved.shell!.environment!.ATRIUM_OTLP_TRACES_URL).toBe('');
+    const traced = interpolateCompose({ ...readEnvFile('compose.dev.env'), ...documented }).services;
+    expect(traced.api!.environment!.OTEL_EXPORTER_OTLP_ENDPOINT).toBe(documented.OTEL_EXPORTER_OTLP_ENDPOINT);
+    expect(traced.shell!.environment!.ATRIUM_OTLP_TRACES_URL).toBe(documented.ATRIUM_OTLP_TRACES_URL);
+  });
+
+  it("points the API (compose network) and browsers (loopback) at the collector's OTLP/HTTP port", () => {
+    expect(collectorMount?.[1]).toBe('/etc/otelcol-contrib/config.yaml');
+    expect(services['otelcol']!.command).toEqual([`--config=${collectorMount?.[1]}`]);
+    const port = collector.receivers.otlp.protocols.http.endpoint.split(':').at(-1);
+    expect(collector.receivers.otlp.protocols.http.endpoint).toBe(`0.0.0.0:${port}`);
+    expect(services['otelcol']!.ports).toEqual([`127.0.0.1:${port}:${port}`]);
+    expect(documented.OTEL_EXPORTER_OTLP_ENDPOINT).toBe(`http://otelcol:${port}`);
+    expect(documented.ATRIUM_OTLP_TRACES_URL).toBe(`http://localhost:${port}/v1/traces`);
+  });
+
+  it("lets the shell's origin post spans (CORS) and hands every span to Jaeger", () => {
+    const shellOrigin = services.api!.environment!.CORS_ORIGINS!;
+    expect(collector.receivers.otlp.protocols.http.cors.allowed_origins).toEqual([shellOrigin]);
+    const { receivers, processors, exporters } = collector.service.pipelines.traces;
+    expect(receivers).toEqual(['otlp']);
+    for (const processor of processors) expect(collector.processors, processor).toHaveProperty([processor]);
+    expect(processors[0]).toBe('memory_limiter');
+    expect(exporters.map((exporter) => collector.exporters[exporter]?.endpoint)).toEqual(['jaeger:4317']);
+    const datasources = parse(
+      read('infra/compose/observability/grafana/provisioning/datasources/jaeger.yml'),
+    ) as { datasources: { type: string; url: string }[] };
+    expect(datasources.datasources).toEqual([
+      expect.objectContaining({
+        type: 'jaeger',
+        url: `http://jaeger:${services.jaeger!.ports![0]!.split(':').at(-1)}`,
+      }),
+    ]);
   });
 });

@@ -323,9 +323,14 @@ describe('infra/k8s overlay local', () => {
       }
     });
 
-    it('let the API reach only its database, Keycloak and DNS', () => {
+    it("let the API reach only its database, Keycloak, DNS and a trace collector's OTLP/HTTP port in monitoring", () => {
       expect(egressOf(name('atrium-api'))).toEqual(
-        [to(name('atrium-db'), 5432), to({ app: 'keycloak' }, 8080), ...dns].sort(),
+        [
+          to(name('atrium-db'), 5432),
+          to({ app: 'keycloak' }, 8080),
+          'ns:{"kubernetes.io/metadata.name":"monitoring"} -> TCP/4318',
+          ...dns,
+        ].sort(),
       );
     });
 

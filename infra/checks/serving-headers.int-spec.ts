@@ -95,30 +95,42 @@ const env: Record<string, string> = {
 let shellNginx: string;
 /** The shell image with dev overrides allowed (ATRIUM_DEV_OVERRIDE_ORIGINS set). */
 let devShellNginx: string;
+/** The shell image with tracing on (ATRIUM_OTLP_TRACES_URL set). */
+let tracedShellNginx: string;
 const DEV_ORIGINS = ['http://localhost:*', 'https://dev.example.test:8443'];
 
 /**
- * The shell's template filled as the image does it: the entrypoint sources 15-atrium-dev-overrides.envsh
- * (run here by the machine's sh), then envsubst replaces the variables.
+ * The shell's template filled as the image does it: the entrypoint sources 15-atrium-dev-overrides.envsh and
+ * 16-atrium-tracing.envsh (run here by the machine's sh), then envsubst replaces the variables.
  */
-function fillShellTemplate(devOverrideOrigins: string): string {
+function fillShellTemplate(devOverrideOrigins: string, tracesUrl = ''): string {
   const derived = spawnSync(
     'sh',
     [
       '-c',
-      `. "$1" && printf '%s\\n%s' "$ATRIUM_DEV_OVERRIDES_JSON" "$ATRIUM_DEV_OVERRIDE_SOCKETS"`,
+      `. "$1" && . "$2" && printf '%s\\n%s\\n%s' "$ATRIUM_DEV_OVERRIDES_JSON" "$ATRIUM_DEV_OVERRIDE_SOCKETS" "$ATRIUM_TRACING_JSON"`,
       'sh',
       ENVSH,
+      TRACING_ENVSH,
     ],
-    { encoding: 'utf8', env: { ...process.env, ATRIUM_DEV_OVERRIDE_ORIGINS: devOverrideOrigins } },
+    {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        ATRIUM_DEV_OVERRIDE_ORIGINS: devOverrideOrigins,
+        ATRIUM_OTLP_TRACES_URL: tracesUrl,
+      },
+    },
   );
-  if (derived.status !== 0) throw new Error(`${ENVSH} failed: ${derived.stderr}`);
-  const [json, sockets] = derived.stdout.split('\n');
+  if (derived.status !== 0) throw new Error(`${ENVSH} or ${TRACING_ENVSH} failed: ${derived.stderr}`);
+  const [json, sockets, tracing] = derived.stdout.split('\n');
   const values: Record<string, string> = {
     ...env,
     ATRIUM_DEV_OVERRIDE_ORIGINS: devOverrideOrigins,
     ATRIUM_DEV_OVERRIDES_JSON: json ?? '',
     ATRIUM_DEV_OVERRIDE_SOCKETS: sockets ?? '',
+    ATRIUM_OTLP_TRACES_URL: tracesUrl,
+    ATRIUM_TRACING_JSON: tracing ?? '',
   };
   return readFileSync(shellConfig.path, 'utf8').replace(
     /\$\{([A-Z_]+)\}/g,
@@ -126,6 +138,8 @@ function fillShellTemplate(devOverrideOrigins: string): string {
   );
 }
 const ENVSH = join(import.meta.dirname, '../../shell/app/deploy/15-atrium-dev-overrides.envsh');
+const TRACING_ENVSH = join(import.meta.dirname, '../../shell/app/deploy/16-atrium-tracing.envsh');
+const TRACES_URL = 'https://otel.example.test/v1/traces';
 
 /** A policy with its sources' spacing normalised (an empty variable leaves a space in nginx's copy). */
 const normalised = (headers: Record<string, string | null>) =>
@@ -156,6 +170,7 @@ beforeAll(async () => {
 
   shellNginx = await runNginx('shell', fillShellTemplate(''), shellRoot);
   devShellNginx = await runNginx('shell-dev', fillShellTemplate(DEV_ORIGINS.join(' ')), shellRoot);
+  tracedShellNginx = await runNginx('shell-traced', fillShellTemplate('', TRACES_URL), shellRoot);
   storeNginx = await runNginx('store', readFileSync(releaseStoreConfig.path, 'utf8'), storeRoot);
   localStore = await serveReleaseStore({ dir: storeRoot, port: await freePort(), host: '127.0.0.1' });
   stoppers.push(() => localStore.close());
@@ -206,8 +221,21 @@ describe('every server of the shell sends the same security headers', () => {
     }
     const config = (await (await get(`${shellNginx}/atrium.config.json`)).json()) as {
       devOverrides: unknown;
+      tracing: unknown;
     };
     expect(config.devOverrides).toBeNull();
+    expect(config.tracing).toBeNull();
+  });
+
+  it('nginx with ATRIUM_OTLP_TRACES_URL lets the shell send spans there and says so in the config', async () => {
+    const response = await get(`${tracedShellNginx}/`);
+    expect(normalised(pick(response, names))).toEqual(
+      normalised(shellSecurityHeaders({ ...origins, tracesUrl: TRACES_URL })),
+    );
+    const config = (await (await get(`${tracedShellNginx}/atrium.config.json`)).json()) as {
+      tracing: unknown;
+    };
+    expect(config.tracing).toEqual({ otlpTracesUrl: TRACES_URL });
   });
 
   it('nginx with ATRIUM_DEV_OVERRIDE_ORIGINS allows those dev servers (and their sockets) and says so in the config', async () => {
@@ -222,8 +250,10 @@ describe('every server of the shell sends the same security headers', () => {
     expect(config.devOverrides).toEqual({ allowedOrigins: DEV_ORIGINS });
   });
 
-  it('the image refuses to start with a dev-override origin that is not http(s)', () => {
+  it('the image refuses to start with a dev-override origin or a traces URL that is not http(s)', () => {
     expect(() => fillShellTemplate('javascript:alert(1)')).toThrow(/is not an http\(s\) origin/);
+    expect(() => fillShellTemplate('', 'javascript:alert(1)')).toThrow(/is not an http\(s\) URL/);
+    expect(() => fillShellTemplate('', "https://x.test/'; evil")).toThrow(/is not a URL/);
   });
 
   it('nginx adds Strict-Transport-Security only when the request came over TLS at the proxy', async () => {

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ensureKeycloak } from '../keycloak/keycloak.ts';
 import {
   type ClientCredentials,
@@ -186,6 +187,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     };
     const remotes = await publishBundledRemotes(releaseTarget, platformCredentialsFromEnv(), log);
 
+    // Tracing: with an OTLP endpoint in the environment (OTEL_EXPORTER_OTLP_ENDPOINT, ...), which the API
+    // inherits, the shell sends its spans to the same receiver (on this machine the browser reaches it by the same
+    // URL), resolved by the API's own configuration. The receiver must allow the shell's origin (CORS).
+    const { loadConfig } = (await import(pathToFileURL(join(apiDir, 'dist/config/env.schema.js')).href)) as {
+      loadConfig: (env: NodeJS.ProcessEnv) => { tracing?: { tracesUrl: string } | undefined };
+    };
+    const tracesUrl = loadConfig({ ...process.env, ...apiEnv }).tracing?.tracesUrl;
+    if (tracesUrl) log(`tracing: the API and the shell send spans to ${tracesUrl}`);
     const shell = await serveShell({
       dir: join(repoRoot, 'shell/app/dist'),
       port: shellPort,
@@ -198,6 +207,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           remotesUrl: `${apiUrl}/api/remotes`,
           ...(options.remoteTimeoutMs !== undefined ? { remoteTimeoutMs: options.remoteTimeoutMs } : {}),
           devOverrides: { allowedOrigins: DEV_OVERRIDE_ORIGINS },
+          ...(tracesUrl ? { tracing: { otlpTracesUrl: tracesUrl } } : {}),
         }),
       },
     });

@@ -159,6 +159,7 @@ export function serveShell(options: {
           apiBaseUrl?: string;
           oidc?: { authority?: string };
           devOverrides?: { allowedOrigins?: readonly string[] };
+          tracing?: { otlpTracesUrl?: string } | null;
         }
       | undefined;
     if (!config?.apiBaseUrl || !config.oidc?.authority) {
@@ -170,6 +171,8 @@ export function serveShell(options: {
       remoteOrigins: options.remoteOrigins,
       // The dev servers the shell's config lets developers load, and only when it names them.
       devOverrideOrigins: config.devOverrides?.allowedOrigins ?? [],
+      // Where the shell sends its spans, when the config turns tracing on.
+      tracesUrl: config.tracing?.otlpTracesUrl,
     });
   };
   securityHeaders(); // fail at start, not on the first request

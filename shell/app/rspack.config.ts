@@ -142,9 +142,10 @@ export default defineConfig((_env, argv) => {
           // split per shared singleton they cost a file's overhead each and the JSX runtime twice, about 1 KB of
           // the initial-JS budget.
           // The libraries only lazy chunks import (field telemetry's web-vitals, the typed API client's
-          // openapi-fetch) stay with those chunks: merged into this one they would load at start.
+          // openapi-fetch, the API calls' tracing's OpenTelemetry) stay with those chunks: merged into this one
+          // they would load at start.
           defaultVendors: {
-            test: /[\\/]node_modules[\\/](?!(web-vitals|openapi-fetch|openapi-typescript-helpers)[\\/])/,
+            test: /[\\/]node_modules[\\/](?!(web-vitals|openapi-fetch|openapi-typescript-helpers|@opentelemetry)[\\/])/,
             name: 'vendors',
             chunks: 'async',
             priority: -10,

@@ -163,8 +163,9 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
     expect(preflight.statusCode).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe(allowed);
     expect(preflight.headers['access-control-allow-methods']).toContain('PUT');
+    // traceparent and tracestate always: a shell that traces its calls must work against an API that does not.
     expect(preflight.headers['access-control-allow-headers']).toBe(
-      'Authorization, Content-Type, X-Request-Id, DPoP',
+      'Authorization, Content-Type, X-Request-Id, DPoP, traceparent, tracestate',
     );
     expect(preflight.headers['access-control-max-age']).toBe('600');
 

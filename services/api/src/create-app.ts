@@ -46,7 +46,9 @@ export async function createApp(
   config: AppConfig,
   options: CreateAppOptions = {},
 ): Promise<NestFastifyApplication> {
-  const rootLogger = createRootLogger(config.logLevel, options.logDestination);
+  const rootLogger = createRootLogger(config.logLevel, options.logDestination, {
+    traceIds: config.tracing !== undefined,
+  });
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     loggerInstance: rootLogger,
@@ -79,13 +81,16 @@ export async function createApp(
     withRequestId(request.id, done);
   });
   instrumentRequests(fastify);
+  // Loaded only with tracing on: without it, no request pays for the hook.
+  if (config.tracing) (await import('./tracing/request-spans.js')).annotateRequestSpans(fastify);
   app.setGlobalPrefix('api');
   // @fastify/cors on the Fastify instance itself: there is no Nest middleware for it to run before.
   void fastify.register(fastifyCors, {
     origin: [...config.corsOrigins],
     methods: ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'],
     // DPoP: the proof header of sender-constrained tokens (RFC 9449).
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'DPoP'],
+    // traceparent and tracestate: the shell continues its trace into the API's (W3C Trace Context).
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'DPoP', 'traceparent', 'tracestate'],
     exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
     maxAge: 600,
   });

@@ -1,9 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { ConfigError, ensureDatabaseDirectory, loadConfig } from './config/env.schema.js';
-import { createApp } from './create-app.js';
-import { migrateDatabase } from './database/migrate-database.js';
-import { startMetricsServer } from './metrics/metrics.js';
 
 let config;
 try {
@@ -14,6 +11,15 @@ try {
   process.exit(78); // EX_CONFIG
 }
 
+// Tracing patches `http` and `pg` as they load, so it starts before the application's modules are imported:
+// they are imported below, after it (tracing/tracing.ts).
+const tracing = config.tracing
+  ? (await import('./tracing/tracing.js')).startTracing(config.tracing, new Logger('Tracing'))
+  : undefined;
+const { createApp } = await import('./create-app.js');
+const { migrateDatabase } = await import('./database/migrate-database.js');
+const { startMetricsServer } = await import('./metrics/metrics.js');
+
 ensureDatabaseDirectory(config);
 const logger = new Logger('Bootstrap');
 if (config.migrateOnBoot) {
@@ -22,8 +28,16 @@ if (config.migrateOnBoot) {
   logger.log(applied.length ? `Applied migrations: ${applied.join(', ')}` : 'Schema is up to date');
 }
 const app = await createApp(config);
+if (tracing) {
+  // After the server has closed (shutdown), the spans still buffered are sent before the process ends.
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onClose', async () => tracing.shutdown());
+}
 await app.listen({ port: config.port, host: config.host });
 logger.log(`Atrium API listening on http://${config.host}:${config.port}/api`);
+if (config.tracing) logger.log(`Tracing: spans go to ${config.tracing.tracesUrl}`);
 try {
   const metrics = await startMetricsServer(config.metrics.port, config.metrics.host);
   // Never what keeps the process alive: it ends when the API has shut down.

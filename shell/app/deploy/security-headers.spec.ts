@@ -49,6 +49,9 @@ const env = {
   ATRIUM_DEV_OVERRIDE_ORIGINS: '',
   ATRIUM_DEV_OVERRIDE_SOCKETS: '',
   ATRIUM_DEV_OVERRIDES_JSON: 'null',
+  // Tracing off, as in the image by default (16-atrium-tracing.envsh).
+  ATRIUM_OTLP_TRACES_URL: '',
+  ATRIUM_TRACING_JSON: 'null',
 };
 const origins = {
   apiUrl: env.ATRIUM_API_URL,
@@ -91,6 +94,17 @@ describe("the shell's security headers", () => {
     );
     const without = shellSecurityHeaders(origins)['Content-Security-Policy']!;
     expect(without).not.toContain('localhost');
+  });
+
+  it('allow sending spans to the traces URL, that URL alone, only when tracing is on', () => {
+    const tracesUrl = 'https://otel.example.test/v1/traces';
+    const traced = directives(shellSecurityHeaders({ ...origins, tracesUrl })['Content-Security-Policy']!);
+    const untraced = directives(shellSecurityHeaders(origins)['Content-Security-Policy']!);
+    expect(traced['connect-src']).toEqual([...untraced['connect-src']!, tracesUrl]);
+    expect({ ...traced, 'connect-src': [] }).toEqual({ ...untraced, 'connect-src': [] });
+    // In the container: the same policy, with ATRIUM_OTLP_TRACES_URL filled in.
+    const filled = serverHeaders(envsubst(shellTemplate, { ...env, ATRIUM_OTLP_TRACES_URL: tracesUrl }));
+    expect(directives(filled['Content-Security-Policy']!)['connect-src']).toContain(tracesUrl);
   });
 
   it('are the same in the nginx container as in the function (generated block up to date)', () => {

@@ -22,6 +22,11 @@ export interface ShellOrigins {
   readonly devOverrideOrigins?: readonly string[];
   /** Their web sockets (hot updates); derived from `devOverrideOrigins` (`http` → `ws`) unless given. */
   readonly devOverrideSockets?: readonly string[];
+  /**
+   * Where the shell sends its API calls' spans when tracing is on (`tracing.otlpTracesUrl` of the run-time
+   * config): allowed as a request target, that URL alone, only when set.
+   */
+  readonly tracesUrl?: string | undefined;
 }
 
 /**
@@ -35,10 +40,11 @@ export function shellContentSecurityPolicy({
   remoteOrigins,
   devOverrideOrigins = [],
   devOverrideSockets = devOverrideOrigins.map((origin) => origin.replace(/^http/, 'ws')),
+  tracesUrl,
 }: ShellOrigins): string {
   const remotes = [...remoteOrigins, ...devOverrideOrigins].join(' ');
   const sockets = devOverrideSockets;
-  const connect = [remotes, ...sockets].join(' ');
+  const connect = [remotes, ...sockets, ...(tracesUrl ? [tracesUrl] : [])].join(' ');
   return [
     "default-src 'self'",
     `script-src 'self' ${remotes}`,
@@ -110,7 +116,8 @@ export function releaseStoreSecurityHeaders(): Record<string, string> {
 /**
  * The shell's nginx: origins come from the container's environment, filled in by the image's envsubst step.
  * Dev-override origins are empty unless ATRIUM_DEV_OVERRIDE_ORIGINS is set (15-atrium-dev-overrides.envsh
- * derives their sockets), which leaves only spaces in the policy.
+ * derives their sockets), and the traces URL unless ATRIUM_OTLP_TRACES_URL is: either leaves only spaces in the
+ * policy.
  */
 const NGINX_SHELL_ORIGINS: ShellOrigins = {
   apiUrl: '${ATRIUM_API_URL}',
@@ -118,6 +125,7 @@ const NGINX_SHELL_ORIGINS: ShellOrigins = {
   remoteOrigins: ['${ATRIUM_REMOTE_ORIGINS}'],
   devOverrideOrigins: ['${ATRIUM_DEV_OVERRIDE_ORIGINS}'],
   devOverrideSockets: ['${ATRIUM_DEV_OVERRIDE_SOCKETS}'],
+  tracesUrl: '${ATRIUM_OTLP_TRACES_URL}',
 };
 
 const BEGIN_HTTP = '# BEGIN generated http-level security settings';

@@ -10,7 +10,12 @@ import {
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApiClient, type ApiAuthorization, type ApiRequestTarget } from './api-client';
+import {
+  createApiClient,
+  type ApiAuthorization,
+  type ApiRequestSpan,
+  type ApiRequestTarget,
+} from './api-client';
 import { ApiAuthorizationError, ApiForeignOriginError, ApiNetworkError, ApiProblemError } from './api-errors';
 
 const API = 'http://api.test';
@@ -442,6 +447,103 @@ describe('createApiClient', () => {
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ApiProblemError);
       expect((error as ApiProblemError).fieldError('theme')).toBe('must be one of system, light, dark');
+    });
+  });
+
+  describe('tracing (only when the shell passes `trace`)', () => {
+    /** A tracer as the shell's tracing chunk is one: a new span id per request, the outcome of each noted. */
+    function recordingTracer() {
+      const started: ApiRequestTarget[] = [];
+      const ended: Array<{ traceparent: string; outcome: unknown }> = [];
+      const trace = vi.fn((request: ApiRequestTarget): Promise<ApiRequestSpan> => {
+        started.push(request);
+        const traceparent = `00-0af7651916cd43dd8448eb211c80319c-${String(started.length).padStart(16, '0')}-01`;
+        return Promise.resolve({
+          // A tracer cannot replace the authorisation either.
+          headers: { traceparent, Authorization: 'Bearer stolen' },
+          end: (outcome) => ended.push({ traceparent, outcome }),
+        });
+      });
+      return { trace, started, ended };
+    }
+
+    it('sends no traceparent without it', async () => {
+      server.use(
+        http.get(`${API}/api/me`, ({ request }) => HttpResponse.json(request.headers.get('traceparent'))),
+      );
+      const { client } = clientWith({ current: 'token-1' });
+      await expect(client.get('/api/me')).resolves.toBeNull();
+    });
+
+    it("continues each request's own span in the API, a retry after 401 included, and ends it with the status", async () => {
+      const received: Array<{ traceparent: string | null; authorization: string | null }> = [];
+      server.use(
+        http.get(`${API}/api/me`, ({ request }) => {
+          received.push({
+            traceparent: request.headers.get('traceparent'),
+            authorization: request.headers.get('Authorization'),
+          });
+          return received.length === 1 ? new HttpResponse(null, { status: 401 }) : HttpResponse.json({});
+        }),
+      );
+      const tracer = recordingTracer();
+      const client = createApiClient({
+        baseUrl: API,
+        authorize: () => Promise.resolve({ authorization: 'DPoP token-1', dpop: 'a.b.c' }),
+        renewAuthorization: () => Promise.resolve(),
+        trace: tracer.trace,
+      });
+
+      await client.get('/api/me?x=1');
+      expect(tracer.started).toEqual([
+        { method: 'GET', url: `${API}/api/me` },
+        { method: 'GET', url: `${API}/api/me` },
+      ]);
+      expect(received).toEqual([
+        {
+          traceparent: '00-0af7651916cd43dd8448eb211c80319c-0000000000000001-01',
+          authorization: 'DPoP token-1',
+        },
+        {
+          traceparent: '00-0af7651916cd43dd8448eb211c80319c-0000000000000002-01',
+          authorization: 'DPoP token-1',
+        },
+      ]);
+      expect(tracer.ended).toEqual([
+        { traceparent: received[0]!.traceparent, outcome: { status: 401 } },
+        { traceparent: received[1]!.traceparent, outcome: { status: 200 } },
+      ]);
+    });
+
+    it('ends the span with the error when no answer came, and answers whatever becomes of tracing', async () => {
+      server.use(http.get(`${API}/api/down`, () => HttpResponse.error()));
+      const tracer = recordingTracer();
+      const options = {
+        baseUrl: API,
+        authorize: () => Promise.resolve({ authorization: 'DPoP token-1', dpop: 'a.b.c' }),
+        renewAuthorization: () => Promise.resolve(),
+      };
+      const traced = createApiClient({ ...options, trace: tracer.trace });
+      await expect(traced.get('/api/down')).rejects.toBeInstanceOf(ApiNetworkError);
+      expect(tracer.ended).toHaveLength(1);
+      expect((tracer.ended[0]?.outcome as { error?: unknown }).error).toBeInstanceOf(TypeError);
+
+      server.use(
+        http.get(`${API}/api/me`, ({ request }) => HttpResponse.json(request.headers.get('traceparent'))),
+      );
+      const broken = createApiClient({ ...options, trace: () => Promise.reject(new Error('chunk failed')) });
+      await expect(broken.get('/api/me')).resolves.toBeNull();
+      const failingEnd = createApiClient({
+        ...options,
+        trace: () =>
+          Promise.resolve({
+            headers: {},
+            end: () => {
+              throw new Error('exporter bug');
+            },
+          }),
+      });
+      await expect(failingEnd.get('/api/me')).resolves.toBeNull();
     });
   });
 });

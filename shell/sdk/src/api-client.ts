@@ -39,6 +39,16 @@ export interface ApiAuthorization {
 }
 
 /**
+ * One request's span, as {@link ApiClientOptions.trace} starts it: the headers that carry the trace to the API
+ * (W3C Trace Context: `traceparent`, maybe `tracestate`), and how it ends.
+ */
+export interface ApiRequestSpan {
+  readonly headers: Readonly<Record<string, string>>;
+  /** Ends the span with the answer's status, or with the error when no answer came. */
+  end(outcome: { readonly status: number } | { readonly error: unknown }): void;
+}
+
+/**
  * How {@link createApiClient} reaches the API and authorises requests. The client never sees a key and
  * never talks to the identity provider: the shell does both and hands over {@link ApiClientOptions.authorize}.
  */
@@ -60,6 +70,11 @@ export interface ApiClientOptions {
   readonly renewAuthorization: () => Promise<void>;
   /** The fetch implementation; defaults to the global `fetch`. */
   readonly fetch?: typeof fetch;
+  /**
+   * Tracing, when the shell's config turns it on: starts a span for each request sent (each retry too) and gives
+   * the headers that continue it in the API. A failure here never fails the request: it is sent untraced.
+   */
+  readonly trace?: (request: ApiRequestTarget) => Promise<ApiRequestSpan>;
 }
 
 /**
@@ -156,22 +171,47 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     for (const [name, value] of Object.entries(withoutAuthorization(exchange.headers))) {
       headers.set(name, value);
     }
+    const span = await startSpan(method, url);
+    for (const [name, value] of Object.entries(span.headers)) headers.set(name, value);
     headers.set('Authorization', authorization.authorization);
     headers.set('DPoP', authorization.dpop);
     if (body !== undefined) headers.set('Content-Type', 'application/json');
     try {
-      return await doFetch(url, {
+      const response = await doFetch(url, {
         method,
         headers,
         body: body ?? null,
         signal: signal ?? null,
         ...(exchange.keepalive ? { keepalive: true } : {}),
       });
+      span.end({ status: response.status });
+      return response;
     } catch (error) {
+      span.end({ error });
       // An abort is the caller's decision, not a network failure: let it through unchanged.
       if (signal?.aborted) throw error;
       throw new ApiNetworkError(url, { cause: error });
     }
+  }
+
+  /** The request's span, if tracing is on; tracing that fails never fails the request (it goes untraced). */
+  async function startSpan(method: string, url: string): Promise<ApiRequestSpan> {
+    let span: ApiRequestSpan | undefined;
+    try {
+      span = await options.trace?.({ method, url: proofUrl(url) });
+    } catch {
+      span = undefined;
+    }
+    return {
+      headers: span?.headers ?? {},
+      end(outcome) {
+        try {
+          span?.end(outcome);
+        } catch {
+          // The answer is the caller's whatever became of its span.
+        }
+      },
+    };
   }
 
   /** One request with its proof; a 401 renews the token once and retries; an error status rejects. */

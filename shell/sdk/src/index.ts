@@ -20,6 +20,7 @@ export type {
   ApiClient,
   ApiClientOptions,
   ApiRequestOptions,
+  ApiRequestSpan,
   ApiRequestTarget,
 } from './api-client';
 export { ApiAuthorizationError, ApiForeignOriginError, ApiNetworkError, ApiProblemError } from './api-errors';

@@ -1,4 +1,5 @@
 import type { LogLevel } from '@nestjs/common';
+import type { TRACE_SAMPLERS } from './env.schema.js';
 
 /** Where the API keeps its data; chosen from `DATABASE_URL`. */
 export type DatabaseTarget =
@@ -16,6 +17,22 @@ export interface KeycloakAdminConfig {
   readonly adminUrl: string;
   /** How often Keycloak's events are copied into the audit log; 0 turns the copying off. */
   readonly eventsPollSeconds: number;
+}
+
+/** OpenTelemetry tracing (services/api/src/tracing), from the specification's `OTEL_*` variables. */
+export interface TracingConfig {
+  /** Where spans are sent, OTLP/HTTP with protobuf bodies, e.g. http://localhost:4318/v1/traces. */
+  readonly tracesUrl: string;
+  /** Sent with every export (`OTEL_EXPORTER_OTLP_HEADERS`, `..._TRACES_HEADERS`): may hold credentials. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** `service.name` (`OTEL_SERVICE_NAME`, default atrium-api). */
+  readonly serviceName: string;
+  /** Further resource attributes (`OTEL_RESOURCE_ATTRIBUTES`), e.g. deployment.environment.name. */
+  readonly resourceAttributes: Readonly<Record<string, string>>;
+  /** `OTEL_TRACES_SAMPLER`: which traces are recorded; parent-based ones follow the caller's decision. */
+  readonly sampler: (typeof TRACE_SAMPLERS)[number];
+  /** `OTEL_TRACES_SAMPLER_ARG`: the share of traces the ratio samplers keep. */
+  readonly samplerRatio: number;
 }
 
 /** The validated configuration the whole API runs on; built once by `loadConfig()`. */
@@ -72,6 +89,8 @@ export interface AppConfig {
    * (`DEV_OVERRIDE_ORIGINS`); empty: dev overrides are off.
    */
   readonly devOverrideOrigins: readonly string[];
+  /** Tracing, set only when an OTLP endpoint is configured (and `OTEL_SDK_DISABLED` is not true). */
+  readonly tracing: TracingConfig | undefined;
   readonly logLevel: LogLevel;
   readonly migrateOnBoot: boolean;
 }

@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       },
       // Off unless configured.
       devOverrideOrigins: [],
+      tracing: undefined,
       logLevel: 'log',
       migrateOnBoot: false,
     });
@@ -72,6 +73,64 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DEV_OVERRIDE_ORIGINS: 'http://*.example' })).toThrow(
       /DEV_OVERRIDE_ORIGINS="http:\/\/\*\.example" is invalid \(not an origin pattern: http:\/\/\*\.example\)/,
     );
+  });
+
+  it('traces only when an OTLP endpoint is set, and not when the SDK is disabled', () => {
+    expect(loadConfig({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' }).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({
+      tracesUrl: 'http://collector:4318/v1/traces',
+      headers: {},
+      serviceName: 'atrium-api',
+      resourceAttributes: {},
+      sampler: 'parentbased_always_on',
+      samplerRatio: 1,
+    });
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'TRUE' }).tracing,
+    ).toBeUndefined();
+  });
+
+  it("reads the OpenTelemetry specification's variables for traces", () => {
+    const tracing = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      // The signal's own endpoint is used as given, without /v1/traces appended.
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otlp.example.test/custom/traces',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20abc, x-tenant=one',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-tenant=two',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=staging,service.name=ignored',
+      OTEL_SERVICE_NAME: 'atrium-api-eu',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+    }).tracing;
+    expect(tracing).toEqual({
+      tracesUrl: 'https://otlp.example.test/custom/traces',
+      headers: { authorization: 'Bearer abc', 'x-tenant': 'two' },
+      serviceName: 'atrium-api-eu',
+      resourceAttributes: { 'deployment.environment.name': 'staging' },
+      sampler: 'parentbased_traceidratio',
+      samplerRatio: 0.25,
+    });
+    // Without OTEL_SERVICE_NAME, a service.name among the resource attributes names the service.
+    expect(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_RESOURCE_ATTRIBUTES: 'service.name=atrium-api-us',
+      }).tracing?.serviceName,
+    ).toBe('atrium-api-us');
+  });
+
+  it('refuses an exporter protocol it does not speak, and never prints exporter headers', () => {
+    expect(problemsOf({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toEqual([
+      expect.stringMatching(
+        /^OTEL_EXPORTER_OTLP_PROTOCOL="grpc" is invalid \(only http\/protobuf is supported/,
+      ),
+    ]);
+    const [problem] = problemsOf({ OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20s3cret,broken' });
+    expect(problem).toMatch(
+      /^OTEL_EXPORTER_OTLP_HEADERS=\(value not shown\) is invalid \(entry 2 is not a key=value pair\)/,
+    );
+    expect(problem).not.toContain('s3cret');
   });
 
   it('treats empty values as unset', () => {
@@ -184,6 +243,14 @@ describe('loadConfig', () => {
     ['AUDIT_RETENTION_DAYS', '-1'],
     ['AUDIT_RETENTION_DAYS', '1.5'],
     ['DPOP_PROOF_MAX_AGE_SECONDS', '301'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
+    ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'grpc://collector:4317'],
+    ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'http/json'],
+    ['OTEL_RESOURCE_ATTRIBUTES', 'team'],
+    ['OTEL_RESOURCE_ATTRIBUTES', 'team=%zz'],
+    ['OTEL_TRACES_SAMPLER', 'sometimes'],
+    ['OTEL_TRACES_SAMPLER_ARG', '1.5'],
+    ['OTEL_SDK_DISABLED', 'maybe'],
   ])('refuses %s=%s', (variable, value) => {
     expect(problemsOf({ [variable]: value })).toEqual([expect.stringMatching(new RegExp(`^${variable}=`))]);
   });

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEV_OVERRIDE_ORIGIN_PATTERN } from '../dev-overrides/dev-override-rules.js';
-import type { AppConfig, DatabaseTarget } from './app-config.js';
+import type { AppConfig, DatabaseTarget, TracingConfig } from './app-config.js';
 
 /** Asymmetric JWS algorithms the API can verify; `none` and HMAC (shared secrets) are not on it by design. */
 export const SUPPORTED_ALGORITHMS = [
@@ -18,6 +18,19 @@ export const SUPPORTED_ALGORITHMS = [
 ] as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
+
+/** The OTLP transport the API's span exporter speaks (OTLP/HTTP with protobuf bodies, the specification's default). */
+const OTLP_PROTOCOL = 'http/protobuf';
+
+/** The OpenTelemetry specification's sampler names the API understands (OTEL_TRACES_SAMPLER). */
+export const TRACE_SAMPLERS = [
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+  'always_on',
+  'always_off',
+  'traceidratio',
+] as const;
 
 /** What each variable expects, with a value that would work: printed when validation fails. */
 const HINTS: Record<string, { expected: string; example: string }> = {
@@ -150,9 +163,58 @@ const HINTS: Record<string, { expected: string; example: string }> = {
       'servers people with the role atrium-developer may load in their own session; unset: overrides are off',
     example: 'DEV_OVERRIDE_ORIGINS=http://localhost:*,http://127.0.0.1:*',
   },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    expected:
+      'the http(s) base URL of an OTLP/HTTP receiver (traces go to <it>/v1/traces); unset: tracing is off',
+    example: 'OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318',
+  },
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: {
+    expected: 'the full http(s) URL spans are sent to (instead of OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces)',
+    example: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://localhost:4318/v1/traces',
+  },
+  OTEL_EXPORTER_OTLP_PROTOCOL: {
+    expected: `${OTLP_PROTOCOL} (the only protocol the API exports with; use the receiver's HTTP port, 4318)`,
+    example: `OTEL_EXPORTER_OTLP_PROTOCOL=${OTLP_PROTOCOL}`,
+  },
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: {
+    expected: `${OTLP_PROTOCOL} (the only protocol the API exports with; use the receiver's HTTP port, 4318)`,
+    example: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=${OTLP_PROTOCOL}`,
+  },
+  OTEL_EXPORTER_OTLP_HEADERS: {
+    expected: 'comma-separated name=value pairs sent with every export (values URL-encoded)',
+    example: 'OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20abc',
+  },
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: {
+    expected: 'comma-separated name=value pairs sent with every span export (values URL-encoded)',
+    example: 'OTEL_EXPORTER_OTLP_TRACES_HEADERS=x-tenant=atrium',
+  },
+  OTEL_SERVICE_NAME: { expected: 'the service.name of the spans', example: 'OTEL_SERVICE_NAME=atrium-api' },
+  OTEL_RESOURCE_ATTRIBUTES: {
+    expected: 'comma-separated key=value resource attributes (values URL-encoded)',
+    example: 'OTEL_RESOURCE_ATTRIBUTES=deployment.environment.name=staging',
+  },
+  OTEL_TRACES_SAMPLER: {
+    expected: `one of ${TRACE_SAMPLERS.join(', ')}`,
+    example: 'OTEL_TRACES_SAMPLER=parentbased_traceidratio',
+  },
+  OTEL_TRACES_SAMPLER_ARG: {
+    expected: 'the share of traces the *traceidratio samplers keep, a number between 0 and 1',
+    example: 'OTEL_TRACES_SAMPLER_ARG=0.1',
+  },
+  OTEL_SDK_DISABLED: {
+    expected: 'true or false (true: no tracing even with an endpoint)',
+    example: 'OTEL_SDK_DISABLED=false',
+  },
   LOG_LEVEL: { expected: `one of ${LOG_LEVELS.join(', ')}`, example: 'LOG_LEVEL=log' },
   DB_MIGRATE_ON_BOOT: { expected: 'true or false', example: 'DB_MIGRATE_ON_BOOT=false' },
 };
+
+/** Variables whose values may be credentials: an error names them but never prints them. */
+const UNPRINTED = new Set([
+  'KEYCLOAK_ADMIN_CLIENT_SECRET',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+]);
 
 const httpUrl = z.url({ protocol: /^https?$/ });
 
@@ -249,6 +311,36 @@ const databaseUrl = z.string().transform((value, ctx): DatabaseTarget => {
   return z.NEVER;
 });
 
+/**
+ * `key=value` pairs, comma-separated, values URL-encoded (the OpenTelemetry specification's format for
+ * OTEL_RESOURCE_ATTRIBUTES and OTEL_EXPORTER_OTLP_HEADERS).
+ */
+const keyValueList = z.string().transform((value, ctx) => {
+  const pairs: Record<string, string> = {};
+  for (const [index, entry] of value.split(',').entries()) {
+    if (entry.trim() === '') continue;
+    const separator = entry.indexOf('=');
+    const key = entry.slice(0, Math.max(separator, 0)).trim();
+    let decoded: string | undefined;
+    try {
+      decoded = decodeURIComponent(entry.slice(separator + 1).trim());
+    } catch {
+      decoded = undefined;
+    }
+    if (separator < 1 || key === '' || decoded === undefined) {
+      // Named by its place, never by its text: an exporter header may be a credential.
+      ctx.addIssue({ code: 'custom', message: `entry ${index + 1} is not a key=value pair` });
+      return z.NEVER;
+    }
+    pairs[key] = decoded;
+  }
+  return pairs;
+});
+
+const otlpProtocol = z.literal(OTLP_PROTOCOL, {
+  error: `only ${OTLP_PROTOCOL} is supported (not grpc or http/json)`,
+});
+
 const booleanFlag = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
@@ -291,6 +383,22 @@ export const envSchema = z.object({
   KEYCLOAK_EVENTS_POLL_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
   // Off unless configured: production never loads a dev server's code unless an operator says so.
   DEV_OVERRIDE_ORIGINS: devOverrideOriginList.default([]),
+  // OpenTelemetry tracing: the specification's variables; off unless an endpoint is set.
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: keyValueList.default({}),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: keyValueList.default({}),
+  OTEL_SERVICE_NAME: z.string().trim().min(1).optional(),
+  OTEL_RESOURCE_ATTRIBUTES: keyValueList.default({}),
+  OTEL_TRACES_SAMPLER: z.enum(TRACE_SAMPLERS).default('parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
+  OTEL_SDK_DISABLED: z
+    .string()
+    .transform((value) => value.trim().toLowerCase())
+    .pipe(booleanFlag)
+    .default(false),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('log'),
   DB_MIGRATE_ON_BOOT: booleanFlag.default(false),
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(365),
@@ -323,7 +431,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       const variable = String(issue.path[0] ?? '(environment)');
       if (byVariable.has(variable)) continue;
       const hint = HINTS[variable];
-      const got = JSON.stringify(relevant[variable] ?? null);
+      // Exporter headers may hold credentials: a bad one is named, its value is never printed.
+      const got = UNPRINTED.has(variable) ? '(value not shown)' : JSON.stringify(relevant[variable] ?? null);
       byVariable.set(
         variable,
         hint
@@ -380,8 +489,30 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       eventsPollSeconds: parsed.KEYCLOAK_EVENTS_POLL_SECONDS,
     },
     devOverrideOrigins: parsed.DEV_OVERRIDE_ORIGINS,
+    tracing: tracingConfig(parsed),
     logLevel: parsed.LOG_LEVEL,
     migrateOnBoot: parsed.DB_MIGRATE_ON_BOOT,
+  };
+}
+
+/**
+ * Tracing, when an OTLP endpoint is configured and the SDK is not disabled: the traces URL is the signal's own
+ * endpoint as given, else the base endpoint with `/v1/traces` appended (as the specification says).
+ */
+function tracingConfig(parsed: z.infer<typeof envSchema>): TracingConfig | undefined {
+  const base = parsed.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const tracesUrl =
+    parsed.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
+  if (tracesUrl === undefined || parsed.OTEL_SDK_DISABLED) return undefined;
+  const { 'service.name': _ignored, ...resourceAttributes } = parsed.OTEL_RESOURCE_ATTRIBUTES;
+  return {
+    tracesUrl,
+    headers: { ...parsed.OTEL_EXPORTER_OTLP_HEADERS, ...parsed.OTEL_EXPORTER_OTLP_TRACES_HEADERS },
+    // OTEL_SERVICE_NAME wins over a service.name in OTEL_RESOURCE_ATTRIBUTES (the specification's order).
+    serviceName: parsed.OTEL_SERVICE_NAME ?? parsed.OTEL_RESOURCE_ATTRIBUTES['service.name'] ?? 'atrium-api',
+    resourceAttributes,
+    sampler: parsed.OTEL_TRACES_SAMPLER,
+    samplerRatio: parsed.OTEL_TRACES_SAMPLER_ARG,
   };
 }
 

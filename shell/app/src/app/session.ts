@@ -6,12 +6,15 @@ import { createApiAuthorization } from '../auth/api-authorization';
 import { useIdentityProviderMonitor } from '../auth/identity-provider-notice';
 import { toAtriumUser } from '../auth/oidc';
 import { useSessionLifecycle } from '../auth/use-session-lifecycle';
+import { apiTracer } from '../tracing/load-api-tracing';
 
 export interface SessionOptions {
   readonly userManager: UserManager;
   readonly apiBaseUrl: string;
   /** Where Keycloak sends the person back after signing out (a path of the shell). */
   readonly postLogoutPath: string;
+  /** Tracing of the API calls (the run-time config's `tracing`); absent: off, and its code never loads. */
+  readonly tracing?: unknown;
 }
 
 export interface Session {
@@ -27,15 +30,19 @@ export interface Session {
  * and its lifecycle (../auth/use-session-lifecycle.ts: renewal through outages, ending a session that ended
  * elsewhere or can no longer be renewed).
  */
-export function useSession({ userManager, apiBaseUrl, postLogoutPath }: SessionOptions): Session {
+export function useSession({ userManager, apiBaseUrl, postLogoutPath, tracing }: SessionOptions): Session {
   const auth = useAuth();
   const identityProvider = useIdentityProviderMonitor();
   const oidcUser = auth.user;
 
-  const api = useMemo(
-    () => createApiClient({ baseUrl: apiBaseUrl, ...createApiAuthorization(userManager) }),
-    [apiBaseUrl, userManager],
-  );
+  const api = useMemo(() => {
+    const trace = apiTracer(tracing);
+    return createApiClient({
+      baseUrl: apiBaseUrl,
+      ...createApiAuthorization(userManager),
+      ...(trace ? { trace } : {}),
+    });
+  }, [apiBaseUrl, userManager, tracing]);
 
   const signOut = useCallback(async () => {
     // Sign-out is a visit to Keycloak: when it does not answer, the shell says so and signs out once it does,

@@ -40,6 +40,7 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
     userManager,
     apiBaseUrl: config.apiBaseUrl,
     postLogoutPath: config.oidc.postLogoutPath,
+    tracing: config.tracing,
   });
   const { theme, setTheme } = useThemePreference(api);
   const accountActions = useAccountActionsValue();

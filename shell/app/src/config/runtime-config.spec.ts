@@ -29,6 +29,7 @@ describe('parseRuntimeConfig', () => {
       remotesUrl: 'http://localhost:3000/api/remotes',
       remoteTimeoutMs: 10_000,
       devOverrides: undefined,
+      tracing: undefined,
     });
   });
 

@@ -22,6 +22,13 @@ export interface RuntimeConfig {
    * (dev-override/dev-override.ts), so the shell's first bundle does not carry its rules.
    */
   readonly devOverrides?: unknown;
+  /**
+   * OpenTelemetry tracing of the shell's API calls, `{ "otlpTracesUrl": "http://localhost:4318/v1/traces" }`:
+   * each call is a client span sent to that OTLP/HTTP receiver, and the API continues its trace (`traceparent`).
+   * Absent or null (the default): off, and no tracing code is even downloaded. Checked by the lazily loaded
+   * tracing code that alone uses it (tracing/api-tracing.ts), like `devOverrides`.
+   */
+  readonly tracing?: unknown;
 }
 
 export const DEFAULT_REMOTE_TIMEOUT_MS = 10_000;
@@ -92,6 +99,7 @@ export function parseRuntimeConfig(raw: unknown): RuntimeConfig {
     remotesUrl,
     remoteTimeoutMs: remoteTimeoutMs as number,
     devOverrides: root.devOverrides,
+    tracing: root.tracing,
   };
 }
 

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { LoggerService, LogLevel } from '@nestjs/common';
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import { type DestinationStream, type Logger, pino } from 'pino';
 
 const PINO_LEVELS: Record<LogLevel, string> = {
@@ -31,11 +32,19 @@ export const REDACTED_PATHS = [
   'headers.dpop',
 ];
 
-/** The one pino logger of the process: JSON lines on stdout (or `destination` in tests). */
-export function createRootLogger(level: LogLevel, destination?: DestinationStream): Logger {
+/**
+ * The one pino logger of the process: JSON lines on stdout (or `destination` in tests). With `traceIds` (tracing
+ * is on) every line written while a span is active names its `traceId` and `spanId` beside the `requestId`.
+ */
+export function createRootLogger(
+  level: LogLevel,
+  destination?: DestinationStream,
+  options: { traceIds?: boolean } = {},
+): Logger {
   return pino(
     {
       level: PINO_LEVELS[level],
+      ...(options.traceIds ? { mixin: () => currentTraceIds() ?? {} } : {}),
       base: { service: 'atrium-api' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
@@ -64,6 +73,13 @@ export function withRequestId(requestId: string, next: () => void): void {
 /** The id of the request being handled, if any. */
 export function currentRequestId(): string | undefined {
   return requestIds.getStore();
+}
+
+/** The trace and span of the code running now; nothing when no span is active (or tracing is off). */
+export function currentTraceIds(): { traceId: string; spanId: string } | undefined {
+  const spanContext = trace.getSpan(context.active())?.spanContext();
+  if (spanContext === undefined || !isSpanContextValid(spanContext)) return undefined;
+  return { traceId: spanContext.traceId, spanId: spanContext.spanId };
 }
 
 /** The request id: the client's `X-Request-Id` when it is a plain token, else a fresh UUID. */
