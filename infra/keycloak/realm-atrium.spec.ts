@@ -8,8 +8,16 @@ interface ProtocolMapper {
   protocolMapper: string;
   config: Record<string, string>;
 }
+interface AuthorizationPolicy {
+  name: string;
+  description?: string;
+  type: string;
+  logic: string;
+  config: Record<string, string>;
+}
 interface Client {
   clientId: string;
+  description?: string;
   publicClient: boolean;
   standardFlowEnabled: boolean;
   implicitFlowEnabled: boolean;
@@ -23,6 +31,7 @@ interface Client {
   protocolMappers?: ProtocolMapper[];
   defaultClientScopes: string[];
   optionalClientScopes: string[];
+  authorizationSettings?: { policyEnforcementMode: string; policies: AuthorizationPolicy[] };
 }
 interface User {
   username: string;
@@ -32,6 +41,7 @@ interface User {
   emailVerified?: boolean;
   requiredActions?: string[];
   realmRoles: string[];
+  clientRoles?: Record<string, string[]>;
   serviceAccountClientId?: string;
   credentials?: {
     type: string;
@@ -59,12 +69,14 @@ interface Realm {
   eventsExpiration: number;
   enabledEventTypes?: string[];
   adminEventsEnabled: boolean;
+  adminPermissionsEnabled?: boolean;
   attributes: Record<string, string>;
   roles: { realm: { name: string; composite?: boolean; composites?: { realm: string[] } }[] };
   defaultRole: { name: string };
   clients: Client[];
   scopeMappings: { client: string; roles: string[] }[];
   users: User[];
+  clientScopeMappings: Record<string, { client: string; roles: string[] }[]>;
 }
 
 /** The realm as Keycloak would import it in an environment with the given variables. */
@@ -270,6 +282,50 @@ describe('realm-atrium.json', () => {
     ]);
     const serviceAccount = realm.users.find((u) => u.serviceAccountClientId === 'atrium-deployer');
     expect(serviceAccount?.realmRoles).toEqual(['remote-publisher']);
+  });
+
+  it("gives the API's account client view-events and, through admin permissions, view and manage of users only", () => {
+    const serviceAccount = realm.users.find((u) => u.serviceAccountClientId === 'atrium-account-admin');
+    expect(serviceAccount?.realmRoles).toEqual([]);
+    // A users role of realm-management (view-users, manage-users) would skip the permissions below.
+    expect(serviceAccount?.clientRoles).toEqual({ 'realm-management': ['view-events'] });
+    expect(realm.clientScopeMappings['realm-management']).toEqual([
+      { client: 'atrium-account-admin', roles: ['view-events'] },
+    ]);
+    expect(realm.adminPermissionsEnabled).toBe(true);
+    const settings = client('admin-permissions').authorizationSettings;
+    expect(settings?.policyEnforcementMode).toBe('ENFORCING');
+    const policies = settings?.policies ?? [];
+    const usersOf = (name: string): string[] => {
+      const policy = policies.find((p) => p.name === name);
+      if (policy?.type !== 'user' || policy.logic !== 'POSITIVE')
+        throw new Error(`${name}: not a user policy`);
+      return JSON.parse(policy.config['users'] ?? '[]') as string[];
+    };
+    // Every permission: what it opens, and to whom. Keycloak reads the resource type from the config on import.
+    const permissions = policies
+      .filter((p) => p.type === 'scope')
+      .map((p) => ({
+        resourceType: p.config['defaultResourceType'],
+        scopes: JSON.parse(p.config['scopes'] ?? '[]') as string[],
+        to: (JSON.parse(p.config['applyPolicies'] ?? '[]') as string[]).flatMap(usersOf),
+      }));
+    expect(permissions).toEqual([
+      { resourceType: 'Users', scopes: ['view', 'manage'], to: ['service-account-atrium-account-admin'] },
+    ]);
+  });
+
+  it('keeps every description within the 255 characters Keycloak stores (a longer one fails the import)', () => {
+    const described = [
+      ...realm.clients,
+      ...realm.clients.flatMap((c) => c.authorizationSettings?.policies ?? []),
+    ].filter((item) => item.description !== undefined);
+    expect(described.length).toBeGreaterThan(realm.clients.length);
+    for (const item of described) {
+      expect(item.description!.length, 'clientId' in item ? item.clientId : item.name).toBeLessThanOrEqual(
+        255,
+      );
+    }
   });
 
   it('rotates refresh tokens: each one works once, so a copied one is worth a single use', () => {

@@ -179,27 +179,78 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     const granted = await json<{ name: string }[]>(
       `/users/${serviceUser.id}/role-mappings/clients/${management!.id}`,
     );
-    expect(granted.map((role) => role.name).sort()).toEqual(['manage-users', 'view-events', 'view-users']);
+    // Users are reached through the realm's admin permissions (v2), which no legacy role may bypass: see below.
+    expect(granted.map((role) => role.name)).toEqual(['view-events']);
   });
 
-  // KNOWN GAP (docs/security.md): Keycloak's manage-users, which deleting a user and ending a session need,
-  // also lets its holder map any realm role that is not an admin role. Marked `fails` so that it turns red the
-  // day the client is narrowed (fine-grained admin permissions v2) and the attack stops working.
-  it.fails('cannot grant a realm role to a user (open: manage-users allows it)', async () => {
+  it('cannot make anyone an administrator, add them to a group or impersonate them', async () => {
+    // The attacker holds the API's Keycloak secret: every attempt goes through the API's own client and token.
     const keycloak = api.app.get(KeycloakAdminClient);
     const person = await createPerson();
     const role = (await (await admin('GET', '/roles/atrium-admin')).json()) as { id: string; name: string };
+    const group = await admin('POST', '/groups', { name: `acct-group-${randomBytes(4).toString('hex')}` });
+    expect(group.status).toBe(201);
+    const groupId = group.headers.get('location')!.split('/').at(-1)!;
+    const attackerUsername = `acct-evil-${randomBytes(4).toString('hex')}`;
     try {
-      const error = await keycloak
-        .call('POST', `/users/${person.id}/role-mappings/realm`, { body: [role] })
-        .then(
+      const attempts: [string, () => Promise<unknown>][] = [
+        [
+          'grant atrium-admin',
+          () => keycloak.call('POST', `/users/${person.id}/role-mappings/realm`, { body: [role] }),
+        ],
+        ['add to a group', () => keycloak.call('PUT', `/users/${person.id}/groups/${groupId}`)],
+        ['impersonate', () => keycloak.call('POST', `/users/${person.id}/impersonation`)],
+      ];
+      const refused: Record<string, number | undefined> = {};
+      for (const [what, attempt] of attempts) {
+        const error = await attempt().then(
           () => undefined,
           (caught: unknown) => caught,
         );
-      expect(error).toBeInstanceOf(KeycloakAdminError);
+        refused[what] = error instanceof KeycloakAdminError ? error.status : undefined;
+      }
+      expect(refused).toEqual({
+        'grant atrium-admin': 403,
+        'add to a group': 403,
+        impersonate: 403,
+      });
+      // Creating users is part of manage; the roles named in the request are not granted with it.
+      await keycloak
+        .call('POST', '/users', {
+          body: { username: attackerUsername, enabled: true, realmRoles: ['atrium-admin'] },
+        })
+        .catch(() => undefined);
+      const [made] = (await (
+        await admin('GET', `/users?exact=true&username=${attackerUsername}`)
+      ).json()) as {
+        id: string;
+      }[];
+      expect(made).toBeDefined();
+      const madeRoles = (await (await admin('GET', `/users/${made!.id}/role-mappings/realm`)).json()) as {
+        name: string;
+      }[];
+      expect(madeRoles.map((r) => r.name)).not.toContain('atrium-admin');
+
+      // Nothing changed: the person has their own roles, no group, and still signs in with their own password.
+      const roles = (await (await admin('GET', `/users/${person.id}/role-mappings/realm`)).json()) as {
+        name: string;
+      }[];
+      expect(roles.map((r) => r.name)).not.toContain('atrium-admin');
+      expect(await (await admin('GET', `/users/${person.id}/groups`)).json()).toEqual([]);
+      await expect(signIn(issuer, person.username, person.password)).resolves.toBeDefined();
+      // What the account routes need still works for the same client.
+      expect(await keycloak.findUser(person.id)).toMatchObject({ id: person.id });
+      expect(await keycloak.userSessions(person.id)).toHaveLength(1);
     } finally {
-      // The throw-away person goes whatever happened, so the realm keeps no extra administrator.
+      // The throw-away person and group go whatever happened, so the realm keeps no extra administrator.
       await admin('DELETE', `/users/${person.id}`);
+      await admin('DELETE', `/groups/${groupId}`);
+      const [made] = (await (
+        await admin('GET', `/users?exact=true&username=${attackerUsername}`)
+      ).json()) as {
+        id: string;
+      }[];
+      if (made) await admin('DELETE', `/users/${made.id}`);
     }
   });
 

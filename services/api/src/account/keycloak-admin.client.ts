@@ -53,7 +53,8 @@ export const EVENTS_PAGE_SIZE = 100;
 
 /**
  * Keycloak's admin REST API, reached as the API's own confidential client (`KEYCLOAK_ADMIN_CLIENT_ID`, a
- * service account with view-users, manage-users and view-events of realm-management only: docs/security.md).
+ * service account with view-events of realm-management and, through the realm's admin permissions, view and
+ * manage of users, nothing else: docs/security.md).
  * Plain fetch: a handful of calls, and no SDK has to keep up with Node's module system. Every method takes
  * the user id from its caller, which is the verified token's `sub` (see AccountService), never from input.
  */

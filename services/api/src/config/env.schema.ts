@@ -140,7 +140,7 @@ const HINTS: Record<string, { expected: string; example: string }> = {
   },
   KEYCLOAK_ADMIN_CLIENT_ID: {
     expected:
-      'the confidential client the API acts on Keycloak with (service account, realm-management roles)',
+      'the confidential client the API acts on Keycloak with (service account: view-events, users by admin permissions)',
     example: 'KEYCLOAK_ADMIN_CLIENT_ID=atrium-account-admin',
   },
   KEYCLOAK_ADMIN_CLIENT_SECRET: {
