@@ -9,6 +9,7 @@ import { IdentityProviderMonitorProvider, IdentityProviderNotice } from '../auth
 import { createUserManager, safeReturnTo } from '../auth/oidc';
 import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from '../config/runtime-config';
 import { StatusPanel } from '../layout/status-panel';
+import { requestRemotesEarly } from './early-remotes';
 import { SignedInShell } from './signed-in-shell';
 
 const loadConfig = () => loadRuntimeConfig();
@@ -35,6 +36,11 @@ export function App() {
 
 function Authenticated({ config }: { config: RuntimeConfig }) {
   const userManager = useMemo(() => createUserManager(config), [config]);
+  // The list of features, asked for while the stored session loads rather than once the shell has rendered.
+  const earlyRemotes = useMemo(
+    () => requestRemotesEarly(userManager, config.apiBaseUrl, config.remotesUrl),
+    [userManager, config],
+  );
   const monitor = useMemo(
     () => new IdentityProviderMonitor({ probe: discoveryProbe(config.oidc.authority) }),
     [config],
@@ -55,7 +61,7 @@ function Authenticated({ config }: { config: RuntimeConfig }) {
       <AuthProvider userManager={userManager} onSigninCallback={onSigninCallback}>
         <AuthGate authority={config.oidc.authority} signedOutElsewhere={signedOutElsewhere}>
           <IdentityProviderNotice />
-          <SignedInShell config={config} userManager={userManager} />
+          <SignedInShell config={config} userManager={userManager} earlyRemotes={earlyRemotes} />
         </AuthGate>
       </AuthProvider>
     </IdentityProviderMonitorProvider>

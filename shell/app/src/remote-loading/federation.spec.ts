@@ -13,7 +13,12 @@ vi.mock('@module-federation/enhanced/runtime', () => runtime);
 const manifests = vi.hoisted(() => ({ verifyRelease: vi.fn() }));
 vi.mock('./release-manifest', () => manifests);
 
-const { releasePinningPlugin: plugin, loadFeature, registerFeatureRemotes } = await import('./federation');
+const {
+  releasePinningPlugin: plugin,
+  loadFeature,
+  preloadFeature,
+  registerFeatureRemotes,
+} = await import('./federation');
 
 const STORE = 'http://remotes.test';
 const descriptor = (name: string): RemoteDescriptor => ({
@@ -78,7 +83,7 @@ describe('loadFeature', () => {
     runtime.loadRemote.mockResolvedValue({ Feature });
 
     await expect(loadFeature(signed, options)).resolves.toEqual({ Feature });
-    expect(manifests.verifyRelease).toHaveBeenCalledWith(signed, { reload: false });
+    expect(manifests.verifyRelease).toHaveBeenCalledWith(signed, expect.objectContaining({ reload: false }));
     expect(runtime.registerRemotes).toHaveBeenCalledWith(
       [{ name: 'signed', entry: signedEntry, type: 'global', entryGlobalName: 'signed' }],
       { force: true },
@@ -117,7 +122,10 @@ describe('loadFeature', () => {
     expect(fetching).not.toHaveBeenCalled();
 
     await loadFeature(signed, { ...options, retry: true });
-    expect(manifests.verifyRelease).toHaveBeenLastCalledWith(signed, { reload: true });
+    expect(manifests.verifyRelease).toHaveBeenLastCalledWith(
+      signed,
+      expect.objectContaining({ reload: true }),
+    );
     expect(runtime.registerRemotes).toHaveBeenCalledTimes(2);
     // A refused copy of the entry or a chunk in the HTTP cache is replaced before the scripts load again.
     const reload = { mode: 'cors', credentials: 'same-origin', cache: 'reload' };
@@ -125,6 +133,69 @@ describe('loadFeature', () => {
       [signedEntry, reload],
       [`${STORE}/signed/1.0.0/feature.123.js`, reload],
     ]);
+  });
+
+  it('has the files verifyRelease names fetched ahead as preload links, in the CORS mode of the scripts and style sheets that will use them', async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+    manifests.verifyRelease.mockImplementation(
+      (remote: RemoteDescriptor, { preload }: { preload: (url: string, integrity?: string) => void }) => {
+        preload(signedEntry, remote.integrity);
+        preload(`${STORE}/signed/1.0.0/feature.123.js`);
+        preload(`${STORE}/signed/1.0.0/feature.123.css`);
+        return Promise.resolve(release(remote));
+      },
+    );
+
+    await loadFeature(signed, options);
+    const links = scripts.filter((node) => node instanceof HTMLLinkElement);
+    expect(
+      links.map(({ rel, as, href, crossOrigin, integrity }) => ({ rel, as, href, crossOrigin, integrity })),
+    ).toEqual([
+      {
+        rel: 'preload',
+        as: 'script',
+        href: signedEntry,
+        crossOrigin: 'anonymous',
+        integrity: signed.integrity,
+      },
+      {
+        rel: 'preload',
+        as: 'script',
+        href: `${STORE}/signed/1.0.0/feature.123.js`,
+        crossOrigin: 'anonymous',
+        integrity: '',
+      },
+      {
+        rel: 'preload',
+        as: 'style',
+        href: `${STORE}/signed/1.0.0/feature.123.css`,
+        crossOrigin: 'anonymous',
+        integrity: '',
+      },
+    ]);
+    // Nothing runs from a preload: the verified entry runs only from the loader's own script element.
+    expect(scripts.filter((node) => node instanceof HTMLScriptElement)).toEqual([]);
+  });
+
+  it('starts verifying the release a page opens at before its slot asks, and the slot finds it under way', async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+
+    preloadFeature(signed);
+    expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
+    await expect(loadFeature(signed, options)).resolves.toEqual({ Feature });
+    expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
+  });
+
+  it('leaves the failure of a release verified ahead to its slot', async () => {
+    registerFeatureRemotes([signed]);
+    const refused = new RemoteLoadError(signed, 'refused', 'Signed was not loaded: …');
+    manifests.verifyRelease.mockRejectedValue(refused);
+
+    preloadFeature(signed);
+    await expect(loadFeature(signed, options)).rejects.toBe(refused);
+    expect(runtime.loadRemote).not.toHaveBeenCalled();
   });
 
   it('verifies again when the registry lists another release of the remote', async () => {

@@ -119,7 +119,7 @@ function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
   if (!retry && current?.key === key) return current.done;
   verified.delete(remote.name);
   const pin = { key, done: Promise.resolve() };
-  pin.done = verifyRelease(remote, { reload: retry }).then(async (release) => {
+  pin.done = verifyRelease(remote, { reload: retry, preload }).then(async (release) => {
     if (retry) await refetchIntoCache([release.entryUrl, ...release.assets]);
     if (pinning.get(remote.name) !== pin) return; // superseded by a newer list or a Retry
     verified.set(remote.name, release);
@@ -135,6 +135,31 @@ function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
     if (pinning.get(remote.name) === pin) pinning.delete(remote.name);
   });
   return pin.done;
+}
+
+/**
+ * Starts fetching a release file before the script or style sheet that needs it exists: a `<link rel=preload>`
+ * in the same CORS mode (and with the hash, for the entry), so the browser has it when the verified entry and
+ * the chunks it loads with their own hashes ask for it. Fetched, never run: nothing here is code the runtime
+ * could be made to execute.
+ */
+function preload(url: string, integrity = ''): void {
+  const link = document.createElement('link');
+  link.rel = 'preload';
+  link.as = url.endsWith('.css') ? 'style' : 'script';
+  link.crossOrigin = 'anonymous';
+  link.integrity = integrity;
+  link.href = url;
+  document.head.append(link);
+}
+
+/**
+ * Starts verifying and fetching a remote's release before its slot asks for it (the one a page opens at, as
+ * soon as the registry lists it); its slot's {@link loadFeature} then finds the verification under way.
+ * Failures are its slot's to report.
+ */
+export function preloadFeature(remote: RemoteDescriptor): void {
+  pinRelease(remote, false).catch(() => undefined);
 }
 
 /**
