@@ -178,14 +178,36 @@ describe('loadFeature', () => {
     expect(scripts.filter((node) => node instanceof HTMLScriptElement)).toEqual([]);
   });
 
-  it('starts verifying the release a page opens at before its slot asks, and the slot finds it under way', async () => {
+  it('starts loading the release a page opens at before its slot asks, and the slot takes that load once', async () => {
     registerFeatureRemotes([signed]);
     runtime.loadRemote.mockResolvedValue({ Feature });
 
     preloadFeature(signed);
     expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(runtime.loadRemote).toHaveBeenCalledWith('signed/Feature'));
     await expect(loadFeature(signed, options)).resolves.toEqual({ Feature });
     expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
+    expect(runtime.loadRemote).toHaveBeenCalledTimes(1);
+    // A second slot (or StrictMode's second effect) loads it the usual way, from the verified release.
+    await expect(loadFeature(signed, options)).resolves.toEqual({ Feature });
+    expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
+    expect(runtime.loadRemote).toHaveBeenCalledTimes(2);
+  });
+
+  it('does not hand a slot the early load of a release the registry no longer lists as current', async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+    preloadFeature(signed);
+    await vi.waitFor(() => expect(runtime.loadRemote).toHaveBeenCalledTimes(1));
+
+    const next = { ...signed, version: '1.1.0', entry: signed.entry.replace('1.0.0', '1.1.0') };
+    registerFeatureRemotes([next]);
+    await loadFeature(next, options);
+    expect(manifests.verifyRelease).toHaveBeenLastCalledWith(
+      next,
+      expect.objectContaining({ reload: false }),
+    );
+    expect(runtime.loadRemote).toHaveBeenCalledTimes(2);
   });
 
   it('leaves the failure of a release verified ahead to its slot', async () => {

@@ -109,12 +109,23 @@ function isContainer(value: unknown): value is RemoteEntryExports {
 /** The verification of each remote's current release, by remote name (shared by StrictMode's double effects). */
 const pinning = new Map<string, { readonly key: string; done: Promise<void> }>();
 
+/** What identifies a release the registry lists: a new entry or hash is another release. */
+const releaseKey = (remote: RemoteDescriptor) =>
+  [remote.entry, remote.integrity, remote.manifestIntegrity].join(' ');
+
+/** The Feature module of the remote a page opens at, loading since the list named it; its slot takes it once. */
+const ahead = new Map<string, { readonly key: string; readonly module: Promise<RemoteModule | null> }>();
+
+/** Verifies `remote`'s release and has the runtime load its verified entry and its Feature module. */
+const loadVerified = (remote: RemoteDescriptor, retry: boolean) =>
+  pinRelease(remote, retry).then(() => loadRemote<RemoteModule>(`${remote.name}/${FEATURE_MODULE.slice(2)}`));
+
 /**
  * Verifies the release the registry lists for `remote` and registers its entry with the runtime; reuses an
  * earlier verification of the same release unless `retry`.
  */
 function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
-  const key = [remote.entry, remote.integrity, remote.manifestIntegrity].join(' ');
+  const key = releaseKey(remote);
   const current = pinning.get(remote.name);
   if (!retry && current?.key === key) return current.done;
   verified.delete(remote.name);
@@ -154,12 +165,15 @@ function preload(url: string, integrity = ''): void {
 }
 
 /**
- * Starts verifying and fetching a remote's release before its slot asks for it (the one a page opens at, as
- * soon as the registry lists it); its slot's {@link loadFeature} then finds the verification under way.
- * Failures are its slot's to report.
+ * Starts loading a remote's Feature before its slot asks for it (the remote a page opens at, as soon as the
+ * registry lists it): its release is verified, then its entry and Feature module load as {@link loadFeature}
+ * would load them, while the shell renders its route; the slot's {@link loadFeature} then takes that load.
+ * Failures are the slot's to report.
  */
 export function preloadFeature(remote: RemoteDescriptor): void {
-  pinRelease(remote, false).catch(() => undefined);
+  const module = loadVerified(remote, false);
+  module.catch(() => undefined);
+  ahead.set(remote.name, { key: releaseKey(remote), module });
 }
 
 /**
@@ -187,10 +201,11 @@ async function refetchIntoCache(urls: readonly string[]): Promise<void> {
 export function registerFeatureRemotes(remotes: readonly RemoteDescriptor[]): void {
   registerPlugins([releasePinningPlugin]);
   const listed = new Set(remotes.map(({ name }) => name));
-  for (const name of [...verified.keys(), ...pinning.keys()]) {
+  for (const name of [...verified.keys(), ...pinning.keys(), ...ahead.keys()]) {
     if (listed.has(name)) continue;
     verified.delete(name);
     pinning.delete(name);
+    ahead.delete(name);
   }
 }
 
@@ -221,12 +236,12 @@ export const loadFeature: FeatureLoader = async (remote, { retry, timeoutMs }) =
       timeoutMs,
     );
   });
+  const early = ahead.get(remote.name);
+  ahead.delete(remote.name);
   let module: RemoteModule | null;
   try {
     module = await Promise.race([
-      pinRelease(remote, retry).then(() =>
-        loadRemote<RemoteModule>(`${remote.name}/${FEATURE_MODULE.slice(2)}`),
-      ),
+      !retry && early?.key === releaseKey(remote) ? early.module : loadVerified(remote, retry),
       timeout,
     ]);
   } catch (error) {
