@@ -14,7 +14,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
 import { buildStale } from '../dev/build.ts';
 import { startStack, type Stack } from '../dev/stack.ts';
 import { ensureChromium, ensureNginx, systemContext } from '../dev/system-parts.ts';
@@ -45,11 +45,15 @@ await buildStale(repoRoot, (line) => console.log(`  ${line}`));
 // nginx's workers run as an unprivileged user: everything they serve must be readable by all.
 const scratch = mkdtempSync(join(tmpdir(), 'atrium-shell-bench-'));
 chmodSync(scratch, 0o755);
+/** What to stop and remove at the end, or when starting fails; last in, first out. */
+const cleanups: (() => unknown)[] = [() => rmSync(scratch, { recursive: true, force: true })];
+async function cleanUp(): Promise<void> {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+}
 const builds: Record<Variant, string> = {
   remote: join(repoRoot, 'shell/app/dist'),
   local: join(scratch, 'local-feature-shell'),
 };
-await buildLocalFeatureShell(REMOTE, builds.local);
 const localVersion = localRemote(REMOTE).remote.version;
 
 /** Points the shell's address at one build: nginx's root is a symbolic link, replaced in one rename. */
@@ -60,35 +64,44 @@ function serve(variant: Variant): void {
   symlinkSync(builds[variant], next);
   renameSync(next, shellRoot);
 }
-serve('remote');
 
-const releasesDir = join(scratch, 'releases');
-mkdirSync(releasesDir, { mode: 0o755 });
-// Long-lived tokens: a renewal in the middle of a measured load would be measured with it.
-process.env['ATRIUM_ACCESS_TOKEN_LIFESPAN'] ??= '1200';
-log('starting the platform (Keycloak, API, release store and shell behind their nginx)…');
-const stack: Stack = await startStack({
-  staticServers: 'nginx',
-  shellDir: shellRoot,
-  releasesDir,
-  keycloakDataDir: join(scratch, 'keycloak'),
-  mailDir: join(scratch, 'mail'),
-  databaseUrl: `sqlite:${join(scratch, 'atrium.db')}`,
-  log: quiet,
-});
-
-const browser = await chromium.launch({
-  executablePath: chromiumPath,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+let stack: Stack;
+let browser: Browser;
+try {
+  await buildLocalFeatureShell(REMOTE, builds.local);
+  serve('remote');
+  const releasesDir = join(scratch, 'releases');
+  mkdirSync(releasesDir, { mode: 0o755 });
+  // Long-lived tokens: a renewal in the middle of a measured load would be measured with it.
+  process.env['ATRIUM_ACCESS_TOKEN_LIFESPAN'] ??= '1200';
+  log('starting the platform (Keycloak, API, release store and shell behind their nginx)…');
+  stack = await startStack({
+    staticServers: 'nginx',
+    shellDir: shellRoot,
+    releasesDir,
+    keycloakDataDir: join(scratch, 'keycloak'),
+    mailDir: join(scratch, 'mail'),
+    databaseUrl: `sqlite:${join(scratch, 'atrium.db')}`,
+    log: quiet,
+  });
+  cleanups.push(() => stack.stop());
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  cleanups.push(() => browser.close());
+} catch (error) {
+  await cleanUp();
+  throw error;
+}
 
 interface Tab {
   readonly variant: Variant;
@@ -146,14 +159,24 @@ async function measure(tab: Tab, cache: Cache): Promise<Load> {
   const urls = new Map<string, string>();
   const encodings: string[] = [];
   const bytes: Bytes = { shell: 0, releases: 0, api: 0, keycloak: 0, other: 0 };
-  const onRequest = (event: { requestId: string; request: { url: string } }) =>
-    urls.set(event.requestId, event.request.url);
+  // Only what the new page asks for: a report the page being left sends as it goes is the old page's.
+  let page: string | undefined;
+  const onRequest = (event: {
+    requestId: string;
+    loaderId: string;
+    type?: string;
+    request: { url: string };
+  }) => {
+    if (page === undefined && event.type === 'Document') page = event.loaderId;
+    if (event.loaderId === page) urls.set(event.requestId, event.request.url);
+  };
   const onResponse = (event: {
     requestId: string;
     type: string;
     response: { url: string; headers: Record<string, string>; fromDiskCache?: boolean; status: number };
   }) => {
     const { response } = event;
+    if (!urls.has(event.requestId)) return;
     const where = originOf(response.url);
     if (
       (event.type === 'Script' || event.type === 'Stylesheet') &&
@@ -267,9 +290,7 @@ try {
   }
   for (const tab of Object.values(tabs)) await tab.context.close();
 } finally {
-  await browser.close();
-  await stack.stop();
-  rmSync(scratch, { recursive: true, force: true });
+  await cleanUp();
 }
 
 const p50 = (variant: Variant, cache: Cache) => median(results[variant][cache].map((load) => load.ms));
