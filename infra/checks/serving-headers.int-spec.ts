@@ -1,24 +1,27 @@
 // The headers as a browser receives them: the shell's and the release store's nginx configurations run in a
-// real nginx (as their images run them, with the shell template filled like the image's envsubst step), and the
-// local servers of `npm start` and the browser tests, each on a free loopback port.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// real nginx (as their images run them, with the shell template filled like the image's envsubst step:
+// infra/dev/image-nginx.ts), and the local servers of `npm start` and the browser tests, each on a free loopback
+// port.
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  fillShellTemplate as fillTemplate,
+  RELEASE_STORE_SITE,
+  runImageSite,
+  type ShellImageEnv,
+} from '../dev/image-nginx.ts';
 import { serveReleaseStore, serveShell, type RunningServer } from '../dev/static-servers.ts';
 import {
-  NGINX_CONFIGS,
   releaseStoreSecurityHeaders,
   shellSecurityHeaders,
   STRICT_TRANSPORT_SECURITY,
 } from '../../shell/app/deploy/security-headers.ts';
 
-const [shellConfig, releaseStoreConfig] = NGINX_CONFIGS;
 const work = mkdtempSync(join(tmpdir(), 'atrium-headers-'));
 const stoppers: (() => Promise<void> | void)[] = [];
 
@@ -30,52 +33,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Runs `conf` (a server block) in nginx on a free port with `root`, the way the image would. */
-async function runNginx(name: string, conf: string, root: string): Promise<string> {
-  const port = await freePort();
-  const prefix = join(work, `nginx-${name}`);
-  mkdirSync(prefix, { recursive: true });
-  const server = conf
-    .replace(/^ {2}listen \d+;$/m, `  listen 127.0.0.1:${port};`)
-    .replace(/^ {2}root \/usr\/share\/nginx\/html;$/m, `  root ${root};`);
-  writeFileSync(join(prefix, 'server.conf'), server);
-  writeFileSync(
-    join(prefix, 'nginx.conf'),
-    [
-      `pid ${prefix}/nginx.pid;`,
-      'error_log stderr;',
-      'events {}',
-      'http {',
-      '  include /etc/nginx/mime.types;',
-      '  access_log off;',
-      `  client_body_temp_path ${prefix}/body;`,
-      `  include ${prefix}/server.conf;`,
-      '}',
-    ].join('\n'),
-  );
-  const nginx: ChildProcess = spawn(
-    'nginx',
-    ['-p', prefix, '-c', join(prefix, 'nginx.conf'), '-g', 'daemon off;'],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  nginx.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  stoppers.push(() => {
-    nginx.kill('SIGTERM');
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    if (nginx.exitCode !== null) throw new Error(`nginx ${name} exited: ${stderr}`);
-    try {
-      await fetch(url);
-      return url;
-    } catch {
-      await sleep(100);
-    }
-  }
-  throw new Error(`nginx ${name} did not answer on ${url}: ${stderr}`);
+/** Runs `site` (a server block) in nginx on a free port with `root`, the way the image would. */
+async function runNginx(name: string, site: string, root: string): Promise<string> {
+  const nginx = await runImageSite({ name, site, root, port: await freePort(), workDir: work });
+  stoppers.push(() => nginx.stop());
+  return nginx.url;
 }
 
 const origins = {
@@ -83,7 +45,7 @@ const origins = {
   authority: 'https://auth.test/realms/atrium',
   remoteOrigins: ['https://releases.test'],
 };
-const env: Record<string, string> = {
+const env: Omit<ShellImageEnv, 'ATRIUM_DEV_OVERRIDE_ORIGINS' | 'ATRIUM_OTLP_TRACES_URL'> = {
   ATRIUM_API_URL: origins.apiUrl,
   ATRIUM_OIDC_AUTHORITY: origins.authority,
   ATRIUM_REMOTE_ORIGINS: origins.remoteOrigins.join(' '),
@@ -99,46 +61,13 @@ let devShellNginx: string;
 let tracedShellNginx: string;
 const DEV_ORIGINS = ['http://localhost:*', 'https://dev.example.test:8443'];
 
-/**
- * The shell's template filled as the image does it: the entrypoint sources 15-atrium-dev-overrides.envsh and
- * 16-atrium-tracing.envsh (run here by the machine's sh), then envsubst replaces the variables.
- */
-function fillShellTemplate(devOverrideOrigins: string, tracesUrl = ''): string {
-  const derived = spawnSync(
-    'sh',
-    [
-      '-c',
-      `. "$1" && . "$2" && printf '%s\\n%s\\n%s' "$ATRIUM_DEV_OVERRIDES_JSON" "$ATRIUM_DEV_OVERRIDE_SOCKETS" "$ATRIUM_TRACING_JSON"`,
-      'sh',
-      ENVSH,
-      TRACING_ENVSH,
-    ],
-    {
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        ATRIUM_DEV_OVERRIDE_ORIGINS: devOverrideOrigins,
-        ATRIUM_OTLP_TRACES_URL: tracesUrl,
-      },
-    },
-  );
-  if (derived.status !== 0) throw new Error(`${ENVSH} or ${TRACING_ENVSH} failed: ${derived.stderr}`);
-  const [json, sockets, tracing] = derived.stdout.split('\n');
-  const values: Record<string, string> = {
+/** The shell's template filled as the image does it, with these dev-override origins and traces URL. */
+const fillShellTemplate = (devOverrideOrigins: string, tracesUrl = '') =>
+  fillTemplate({
     ...env,
     ATRIUM_DEV_OVERRIDE_ORIGINS: devOverrideOrigins,
-    ATRIUM_DEV_OVERRIDES_JSON: json ?? '',
-    ATRIUM_DEV_OVERRIDE_SOCKETS: sockets ?? '',
     ATRIUM_OTLP_TRACES_URL: tracesUrl,
-    ATRIUM_TRACING_JSON: tracing ?? '',
-  };
-  return readFileSync(shellConfig.path, 'utf8').replace(
-    /\$\{([A-Z_]+)\}/g,
-    (whole, name: string) => values[name] ?? whole,
-  );
-}
-const ENVSH = join(import.meta.dirname, '../../shell/app/deploy/15-atrium-dev-overrides.envsh');
-const TRACING_ENVSH = join(import.meta.dirname, '../../shell/app/deploy/16-atrium-tracing.envsh');
+  });
 const TRACES_URL = 'https://otel.example.test/v1/traces';
 
 /** A policy with its sources' spacing normalised (an empty variable leaves a space in nginx's copy). */
@@ -151,27 +80,45 @@ const normalised = (headers: Record<string, string | null>) =>
   );
 let storeNginx: string;
 let localShell: RunningServer;
+const SHELL_PAGE = '<!doctype html><title>shell</title>';
+const SHELL_ASSET = 'main.0123abcd.js';
+const SHELL_SCRIPT = 'console.log("shell");'.repeat(20);
+const IMMUTABLE = 'public, max-age=31536000, immutable';
 let localStore: RunningServer;
 
 beforeAll(async () => {
   chmodSync(work, 0o755); // nginx workers run as an unprivileged user
   const shellRoot = join(work, 'shell');
   mkdirSync(shellRoot);
-  writeFileSync(join(shellRoot, 'index.html'), '<!doctype html><title>shell</title>');
+  writeFileSync(join(shellRoot, 'index.html'), SHELL_PAGE);
+  writeFileSync(join(shellRoot, 'index.html.br'), brotliCompressSync(SHELL_PAGE));
+  // One of the shell build's own files with the copies its build writes beside it.
+  writeFileSync(join(shellRoot, SHELL_ASSET), SHELL_SCRIPT);
+  writeFileSync(join(shellRoot, `${SHELL_ASSET}.gz`), gzipSync(SHELL_SCRIPT));
+  writeFileSync(join(shellRoot, `${SHELL_ASSET}.br`), brotliCompressSync(SHELL_SCRIPT));
   const storeRoot = join(work, 'releases');
   mkdirSync(join(storeRoot, 'profile/1.0.0/.git'), { recursive: true });
   writeFileSync(join(storeRoot, 'profile/1.0.0/remoteEntry.js'), 'console.log("remote")');
   writeFileSync(join(storeRoot, 'profile/1.0.0/remoteEntry.js.gz'), gzipSync('console.log("remote")'));
+  writeFileSync(
+    join(storeRoot, 'profile/1.0.0/remoteEntry.js.br'),
+    brotliCompressSync('console.log("remote")'),
+  );
   writeFileSync(join(storeRoot, 'profile/1.0.0/mf-manifest.json'), '{}');
+  writeFileSync(join(storeRoot, 'profile/1.0.0/mf-manifest.json.br'), brotliCompressSync('{}'));
   writeFileSync(join(storeRoot, 'profile/1.0.0/.git/config'), '[core] secret');
   writeFileSync(join(storeRoot, '.env'), 'ATRIUM_DEPLOYER_SECRET=leaked');
   writeFileSync(join(work, 'outside.txt'), 'outside the store');
   symlinkSync(join(work, 'outside.txt'), join(storeRoot, 'profile/1.0.0/chunk.js'));
+  // A real file whose brotli copy is a link out of the store.
+  writeFileSync(join(storeRoot, 'profile/1.0.0/linked.js'), 'console.log("linked")');
+  writeFileSync(join(work, 'outside.js.br'), brotliCompressSync('outside the store'));
+  symlinkSync(join(work, 'outside.js.br'), join(storeRoot, 'profile/1.0.0/linked.js.br'));
 
   shellNginx = await runNginx('shell', fillShellTemplate(''), shellRoot);
   devShellNginx = await runNginx('shell-dev', fillShellTemplate(DEV_ORIGINS.join(' ')), shellRoot);
   tracedShellNginx = await runNginx('shell-traced', fillShellTemplate('', TRACES_URL), shellRoot);
-  storeNginx = await runNginx('store', readFileSync(releaseStoreConfig.path, 'utf8'), storeRoot);
+  storeNginx = await runNginx('store', readFileSync(RELEASE_STORE_SITE, 'utf8'), storeRoot);
   localStore = await serveReleaseStore({ dir: storeRoot, port: await freePort(), host: '127.0.0.1' });
   stoppers.push(() => localStore.close());
   localShell = await serveShell({
@@ -271,6 +218,49 @@ describe('every server of the shell sends the same security headers', () => {
   });
 });
 
+describe("the shell's own files", () => {
+  for (const [where, base] of [
+    ['nginx (the shell image)', () => shellNginx],
+    ['the local shell server', () => local(localShell)],
+  ] as const) {
+    it(`${where} sends a build file's brotli copy to a browser that accepts br, its gzip copy otherwise, cached for a year`, async () => {
+      await expectPrecompressed(`${base()}/${SHELL_ASSET}`, SHELL_SCRIPT);
+    });
+  }
+
+  it("nginx (the shell image) sends the page's brotli copy, revalidated on every load, at any path", async () => {
+    for (const path of ['/', '/index.html', '/profile/deep/link']) {
+      const page = await rawGet(`${shellNginx}${path}`, { 'accept-encoding': 'gzip, deflate, br, zstd' });
+      expect(page.headers['content-encoding'], path).toBe('br');
+      expect(page.headers['content-type'], path).toMatch(/^text\/html/);
+      expect(page.headers['cache-control'], path).toBe('no-cache');
+      expect(brotliDecompressSync(page.body).toString(), path).toBe(SHELL_PAGE);
+    }
+  });
+});
+
+/**
+ * What a browser gets of a precompressed, immutable file: the `.br` copy as it is when it accepts br (whatever
+ * else it accepts), the `.gz` copy when it accepts gzip but not br, the file itself otherwise; each answer
+ * cached for a year as immutable and varying by Accept-Encoding.
+ */
+async function expectPrecompressed(url: string, text: string): Promise<void> {
+  const brotli = await rawGet(url, { 'accept-encoding': 'gzip, deflate, br, zstd' });
+  expect(brotli.headers['content-encoding']).toBe('br');
+  expect(brotliDecompressSync(brotli.body).toString()).toBe(text);
+  const gzipped = await rawGet(url, { 'accept-encoding': 'gzip, deflate' });
+  expect(gzipped.headers['content-encoding']).toBe('gzip');
+  expect(gunzipSync(gzipped.body).toString()).toBe(text);
+  const plain = await rawGet(url, {});
+  expect(plain.headers['content-encoding']).toBeUndefined();
+  expect(plain.body.toString()).toBe(text);
+  for (const answer of [brotli, gzipped, plain]) {
+    expect(answer.headers['cache-control']).toBe(IMMUTABLE);
+    expect(answer.headers['content-type']).toMatch(/javascript/);
+  }
+  for (const answer of [brotli, gzipped]) expect(answer.headers['vary']).toMatch(/Accept-Encoding/);
+}
+
 describe('the release store', () => {
   const expected = releaseStoreSecurityHeaders();
   const names = Object.keys(expected);
@@ -288,15 +278,8 @@ describe('the release store', () => {
       expect(response.headers.get('content-type')).toMatch(/javascript/);
     });
 
-    it(`${where} sends the release's gzip copy as it is to a browser that accepts gzip`, async () => {
-      const url = `${base()}/profile/1.0.0/remoteEntry.js`;
-      const gzipped = await rawGet(url, { 'accept-encoding': 'gzip' });
-      expect(gzipped.headers['content-encoding']).toBe('gzip');
-      expect(gzipped.headers['vary']).toMatch(/Accept-Encoding/);
-      expect(gunzipSync(gzipped.body).toString()).toBe('console.log("remote")');
-      const plain = await rawGet(url, {});
-      expect(plain.headers['content-encoding']).toBeUndefined();
-      expect(plain.body.toString()).toBe('console.log("remote")');
+    it(`${where} sends a release file's brotli copy to a browser that accepts br, its gzip copy otherwise, cached for a year`, async () => {
+      await expectPrecompressed(`${base()}/profile/1.0.0/remoteEntry.js`, 'console.log("remote")');
     });
 
     it(`${where} serves no dotfile, at the root or deep in a release`, async () => {
@@ -312,6 +295,10 @@ describe('the release store', () => {
     const link = await get(`${storeNginx}/profile/1.0.0/chunk.js`);
     expect(link.status).toBeGreaterThanOrEqual(400);
     expect(await link.text()).not.toContain('outside the store');
+    // Nor to a brotli copy: the file itself is sent instead.
+    const copy = await rawGet(`${storeNginx}/profile/1.0.0/linked.js`, { 'accept-encoding': 'br' });
+    expect(copy.headers['content-encoding']).toBeUndefined();
+    expect(copy.body.toString()).toBe('console.log("linked")');
     for (const path of [
       '/../outside.txt',
       '/profile/%2e%2e/%2e%2e/outside.txt',
@@ -321,6 +308,16 @@ describe('the release store', () => {
       expect(response.status, path).toBeGreaterThanOrEqual(400);
       expect(await response.text(), path).not.toContain('outside the store');
     }
+  });
+
+  it("nginx sends a manifest's brotli copy revalidated on every load, like the manifest", async () => {
+    const manifest = await rawGet(`${storeNginx}/profile/1.0.0/mf-manifest.json`, {
+      'accept-encoding': 'br',
+    });
+    expect(manifest.headers['content-encoding']).toBe('br');
+    expect(manifest.headers['content-type']).toMatch(/^application\/json/);
+    expect(manifest.headers['cache-control']).toBe('no-cache');
+    expect(brotliDecompressSync(manifest.body).toString()).toBe('{}');
   });
 
   it('nginx sends Strict-Transport-Security only over TLS', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureKeycloak } from '../keycloak/keycloak.ts';
@@ -15,6 +15,7 @@ import { ReleaseError } from '../release/release-error.ts';
 import { fingerprint, ReleaseConflictError } from '../release/release-store.ts';
 import { getDeployerToken, VersionExistsError } from '../release/registry-client.ts';
 import { startApiProxy } from './api-proxy.ts';
+import { fillShellTemplate, RELEASE_STORE_SITE, runImageSite } from './image-nginx.ts';
 import { startMailServer } from './mail-server.ts';
 import { run, startProcess, waitForHttp, type ManagedProcess } from './processes.ts';
 import { serveReleaseStore, serveShell, type RunningServer } from './static-servers.ts';
@@ -52,6 +53,14 @@ export interface StackOptions {
   mailWebPort?: number;
   /** How long the shell waits for one remote before showing its fallback (shell default 10 s). */
   remoteTimeoutMs?: number;
+  /**
+   * What serves the shell and the release store: `node` (the default: `npm start`, the browser tests) or `nginx`,
+   * their images' nginx configurations in the machine's nginx, as production serves them (infra/dev/image-nginx.ts;
+   * the shell benchmark). nginx's workers must be able to read `releasesDir` and `shellDir`.
+   */
+  staticServers?: 'node' | 'nginx';
+  /** The shell build to serve; `shell/app/dist` unless set. */
+  shellDir?: string;
   log?: (line: string) => void;
 }
 
@@ -168,14 +177,29 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const releasesDir =
       options.releasesDir ?? process.env.ATRIUM_RELEASE_STORE_DIR ?? join(dataDir, 'releases');
     mkdirSync(releasesDir, { recursive: true });
-    const releaseStore: RunningServer = await serveReleaseStore({
-      dir: releasesDir,
-      port: releasePort,
-      host: 'localhost',
-    });
-    stoppers.push(() => releaseStore.close());
-    const releasesUrl = releaseStore.url;
-    log(`releases: serving ${releasesDir} at ${releasesUrl}`);
+    const nginx = options.staticServers === 'nginx';
+    const nginxDir = join(dataDir, 'image-nginx');
+    let releasesUrl: string;
+    if (nginx) {
+      const releaseStore = await runImageSite({
+        name: 'release-store',
+        site: readFileSync(RELEASE_STORE_SITE, 'utf8'),
+        root: releasesDir,
+        port: releasePort,
+        workDir: nginxDir,
+      });
+      stoppers.push(() => releaseStore.stop());
+      releasesUrl = `http://localhost:${releasePort}`;
+    } else {
+      const releaseStore: RunningServer = await serveReleaseStore({
+        dir: releasesDir,
+        port: releasePort,
+        host: 'localhost',
+      });
+      stoppers.push(() => releaseStore.close());
+      releasesUrl = releaseStore.url;
+    }
+    log(`releases: serving ${releasesDir} at ${releasesUrl}${nginx ? " (the store image's nginx)" : ''}`);
 
     const releaseTarget: ReleaseTarget = {
       storeDir: releasesDir,
@@ -195,28 +219,53 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     };
     const tracesUrl = loadConfig({ ...process.env, ...apiEnv }).tracing?.tracesUrl;
     if (tracesUrl) log(`tracing: the API and the shell send spans to ${tracesUrl}`);
-    const shell = await serveShell({
-      dir: join(repoRoot, 'shell/app/dist'),
-      port: shellPort,
-      host: 'localhost',
-      remoteOrigins: [releasesUrl],
-      documents: {
-        '/atrium.config.json': () => ({
-          oidc: { authority: keycloak.issuer, clientId: 'atrium-shell' },
-          apiBaseUrl: apiUrl,
-          remotesUrl: `${apiUrl}/api/remotes`,
-          ...(options.remoteTimeoutMs !== undefined ? { remoteTimeoutMs: options.remoteTimeoutMs } : {}),
-          devOverrides: { allowedOrigins: DEV_OVERRIDE_ORIGINS },
-          ...(tracesUrl ? { tracing: { otlpTracesUrl: tracesUrl } } : {}),
+    const shellDir = options.shellDir ?? join(repoRoot, 'shell/app/dist');
+    let shellUrl: string;
+    if (nginx) {
+      // The shell image's template, filled from the environment the image would get.
+      const shell = await runImageSite({
+        name: 'shell',
+        site: fillShellTemplate({
+          ATRIUM_OIDC_AUTHORITY: keycloak.issuer,
+          ATRIUM_OIDC_CLIENT_ID: 'atrium-shell',
+          ATRIUM_API_URL: apiUrl,
+          ATRIUM_REMOTES_URL: `${apiUrl}/api/remotes`,
+          ATRIUM_REMOTE_TIMEOUT_MS: String(options.remoteTimeoutMs ?? 10_000),
+          ATRIUM_REMOTE_ORIGINS: releasesUrl,
+          ATRIUM_DEV_OVERRIDE_ORIGINS: DEV_OVERRIDE_ORIGINS.join(' '),
+          ATRIUM_OTLP_TRACES_URL: tracesUrl ?? '',
         }),
-      },
-    });
-    stoppers.push(() => shell.close());
-    log(`shell: ready at ${shell.url}`);
+        root: shellDir,
+        port: shellPort,
+        workDir: nginxDir,
+      });
+      stoppers.push(() => shell.stop());
+      shellUrl = `http://localhost:${shellPort}`;
+    } else {
+      const shell = await serveShell({
+        dir: shellDir,
+        port: shellPort,
+        host: 'localhost',
+        remoteOrigins: [releasesUrl],
+        documents: {
+          '/atrium.config.json': () => ({
+            oidc: { authority: keycloak.issuer, clientId: 'atrium-shell' },
+            apiBaseUrl: apiUrl,
+            remotesUrl: `${apiUrl}/api/remotes`,
+            ...(options.remoteTimeoutMs !== undefined ? { remoteTimeoutMs: options.remoteTimeoutMs } : {}),
+            devOverrides: { allowedOrigins: DEV_OVERRIDE_ORIGINS },
+            ...(tracesUrl ? { tracing: { otlpTracesUrl: tracesUrl } } : {}),
+          }),
+        },
+      });
+      stoppers.push(() => shell.close());
+      shellUrl = shell.url;
+    }
+    log(`shell: ready at ${shellUrl}${nginx ? " (the shell image's nginx)" : ''}`);
 
     return {
       urls: {
-        shell: shell.url,
+        shell: shellUrl,
         api: apiUrl,
         keycloak: keycloak.url,
         issuer: keycloak.issuer,

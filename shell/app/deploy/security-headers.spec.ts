@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { COMPRESSIBLE_EXTENSIONS } from '../../sdk/build/precompress.ts';
 import {
   NGINX_CONFIGS,
   PERMISSIONS_POLICY,
@@ -185,6 +186,30 @@ describe('the nginx configurations', () => {
       expect(hsts('http', 'http')).toBe('');
       expect(hsts('https', '')).toMatch(/^max-age=\d{8,}; includeSubDomains$/);
       expect(hsts('http', 'https')).toMatch(/^max-age=\d{8,}/);
+    }
+  });
+
+  it("send the builds' .br copy of every file type the build precompresses, with that type", () => {
+    const block = (conf: string) =>
+      /^# BEGIN precompressed copies.*?^# END precompressed copies$/ms.exec(conf)?.[0];
+    // One definition of which copy a request gets, the same in both.
+    expect(block(releaseStoreConf)).toBeDefined();
+    expect(block(shellTemplate)).toBe(block(releaseStoreConf));
+    for (const { path } of NGINX_CONFIGS) {
+      const conf = readFileSync(path, 'utf8');
+      for (const extension of COMPRESSIBLE_EXTENSIONS) {
+        const location = locations(conf).find(([, where]) =>
+          new RegExp((where ?? '').trim().replace(/^~\s*/, '')).test(`/x/file.${extension}`),
+        );
+        // The type the copy is sent with is the file's own: in the location's types, beside `br`.
+        const body = conf.slice(location?.index, conf.indexOf('\n  }', location?.index));
+        expect(body, `${path}: .${extension}`).toMatch(
+          new RegExp(`types \\{ \\S+ (\\w+ )*${extension} (\\w+ )*br; \\}`),
+        );
+        expect(body, `${path}: .${extension}`).toMatch(/try_files \$uri\$atrium_br \$uri /);
+      }
+      expect(conf).toMatch(/^ {2}add_header Content-Encoding \$atrium_content_encoding always;$/m);
+      expect(conf).toMatch(/^ {2}add_header Vary \$atrium_vary always;$/m);
     }
   });
 

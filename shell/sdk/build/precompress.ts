@@ -5,8 +5,12 @@ import type { Compiler, RspackPluginInstance } from '@rspack/core';
 const toBrotli = promisify(brotliCompress);
 const toGzip = promisify(gzip);
 
-/** Files worth compressing: text. Images and fonts are compressed already. */
-const COMPRESSIBLE = /\.(js|mjs|css|html|json|svg|txt|map)$/;
+/**
+ * The extensions of files worth compressing: text. Images and fonts are compressed already. The servers' nginx
+ * configurations send the `.br` copies of exactly these (shell/app/deploy/security-headers.spec.ts checks).
+ */
+export const COMPRESSIBLE_EXTENSIONS = ['js', 'mjs', 'css', 'html', 'json', 'svg', 'txt', 'map'] as const;
+const COMPRESSIBLE = new RegExp(`\\.(${COMPRESSIBLE_EXTENSIONS.join('|')})$`);
 /** Below this size the headers of a compressed answer cost about what compression saves. */
 const MIN_BYTES = 256;
 

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { remoteNameProblem } from '../src/generated/remote-rules.ts';
+import { REMOTE_ENTRY_FILE } from '../src/remote-entry.ts';
 import { PrecompressPlugin } from './precompress.ts';
 
 /**
@@ -153,9 +154,9 @@ export function remoteFederationOptions(
 ): ModuleFederationOptions {
   return {
     name: pkg.remote,
-    // remoteEntry.js keeps a stable name: the manifest points at it and the release store serves it
-    // under an immutable versioned path.
-    filename: 'remoteEntry.js',
+    // remoteEntry.js keeps a stable name: the manifest points at it, the release store serves it under an
+    // immutable versioned path, and the shell fetches it while it checks the manifest.
+    filename: REMOTE_ENTRY_FILE,
     exposes: { ...exposes },
     // import: false — the shell always provides these; bundling a fallback copy would only add bytes
     // and risk a second React (hooks break) or a second sdk context (useAtrium() finds nothing).

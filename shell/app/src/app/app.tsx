@@ -7,11 +7,21 @@ import { keepAccountActionResult } from '../auth/account-action-callback';
 import { discoveryProbe, IdentityProviderMonitor } from '../auth/identity-provider';
 import { IdentityProviderMonitorProvider, IdentityProviderNotice } from '../auth/identity-provider-notice';
 import { createUserManager, safeReturnTo } from '../auth/oidc';
-import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from '../config/runtime-config';
+import { ConfigError, loadRuntimeConfig } from '../config/runtime-config';
 import { StatusPanel } from '../layout/status-panel';
+import { requestRemotesEarly } from './early-remotes';
 import { SignedInShell } from './signed-in-shell';
 
-const loadConfig = () => loadRuntimeConfig();
+/**
+ * The run-time config and the OIDC client for it. The list of features is asked for as soon as the config is
+ * read (./early-remotes.ts), before React renders the session's loading: that render would delay it.
+ */
+async function loadConfig() {
+  const config = await loadRuntimeConfig();
+  const userManager = createUserManager(config);
+  const earlyRemotes = requestRemotesEarly(userManager, config.apiBaseUrl, config.remotesUrl);
+  return { config, userManager, earlyRemotes };
+}
 
 /** Loads the run-time config, then hands over to sign-in; nothing renders blank in between. */
 export function App() {
@@ -30,11 +40,10 @@ export function App() {
       />
     );
   }
-  return <Authenticated config={config.data} />;
+  return <Authenticated {...config.data} />;
 }
 
-function Authenticated({ config }: { config: RuntimeConfig }) {
-  const userManager = useMemo(() => createUserManager(config), [config]);
+function Authenticated({ config, userManager, earlyRemotes }: Awaited<ReturnType<typeof loadConfig>>) {
   const monitor = useMemo(
     () => new IdentityProviderMonitor({ probe: discoveryProbe(config.oidc.authority) }),
     [config],
@@ -55,7 +64,7 @@ function Authenticated({ config }: { config: RuntimeConfig }) {
       <AuthProvider userManager={userManager} onSigninCallback={onSigninCallback}>
         <AuthGate authority={config.oidc.authority} signedOutElsewhere={signedOutElsewhere}>
           <IdentityProviderNotice />
-          <SignedInShell config={config} userManager={userManager} />
+          <SignedInShell config={config} userManager={userManager} earlyRemotes={earlyRemotes} />
         </AuthGate>
       </AuthProvider>
     </IdentityProviderMonitorProvider>

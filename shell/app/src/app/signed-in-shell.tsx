@@ -7,13 +7,13 @@ import {
 } from '@atrium/sdk';
 import { useAsyncResource } from '@atrium/sdk/ui';
 import type { UserManager } from 'oidc-client-ts';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { DEV_OVERRIDE_PARAM } from '../dev-override/dev-override-keys';
 import type { RuntimeConfig } from '../config/runtime-config';
 import { AppHeader } from '../layout/app-header';
 import { MainContent } from '../layout/main-content';
-import { registerFeatureRemotes } from '../remote-loading/federation';
+import { preloadFeature, registerFeatureRemotes } from '../remote-loading/federation';
 import { getRemotes } from '../remote-loading/remotes-list';
 import { useAccountActionsValue } from './account-actions';
 import { AppRoutes } from './routes';
@@ -28,6 +28,8 @@ const wantsDevOverride = (): boolean =>
 export interface SignedInShellProps {
   readonly config: RuntimeConfig;
   readonly userManager: UserManager;
+  /** The registry's list, when it was asked for while the session loaded (./early-remotes.ts). */
+  readonly earlyRemotes?: Promise<readonly RemoteDescriptor[] | undefined>;
 }
 
 /**
@@ -35,7 +37,7 @@ export interface SignedInShellProps {
  * account actions (./account-actions) and the routes (./routes) into the context remotes get, with the
  * header around them.
  */
-export function SignedInShell({ config, userManager }: SignedInShellProps) {
+export function SignedInShell({ config, userManager, earlyRemotes }: SignedInShellProps) {
   const { user, api, signOut } = useSession({
     userManager,
     apiBaseUrl: config.apiBaseUrl,
@@ -53,7 +55,7 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
           )
       : undefined,
   );
-  const remotes = useRemotes(api, config.remotesUrl, applyDevOverrides);
+  const remotes = useRemotes(api, config.remotesUrl, applyDevOverrides, earlyRemotes);
   const [location, setLocation] = useLocation();
   const navigate = useCallback(
     (to: string, options?: { replace?: boolean }) => setLocation(to, { replace: options?.replace ?? false }),
@@ -91,19 +93,29 @@ export function SignedInShell({ config, userManager }: SignedInShellProps) {
 }
 
 /**
- * The registry's list of remotes for this person, with this tab's dev overrides applied if it has any,
- * registered with the federation runtime as it arrives.
+ * The registry's list of remotes for this person (the one asked for early, the first time), with this tab's dev
+ * overrides applied if it has any, registered with the federation runtime as it arrives; the remote this page
+ * opens at starts loading then, before its route renders.
  */
 function useRemotes(
   api: ApiClient,
   remotesUrl: string,
   applyDevOverrides?: (remotes: readonly RemoteDescriptor[]) => Promise<readonly RemoteDescriptor[]>,
+  earlyRemotes?: Promise<readonly RemoteDescriptor[] | undefined>,
 ) {
+  const early = useRef(earlyRemotes);
   const load = useCallback(
     async (signal: AbortSignal): Promise<readonly RemoteDescriptor[]> => {
-      const listed = await getRemotes(api, remotesUrl, signal);
+      const pending = early.current;
+      early.current = undefined;
+      const listed = (await pending) ?? (await getRemotes(api, remotesUrl, signal));
       const remotes = applyDevOverrides ? await applyDevOverrides(listed) : listed;
-      if (!signal.aborted) registerFeatureRemotes(remotes);
+      if (!signal.aborted) {
+        registerFeatureRemotes(remotes);
+        const { pathname } = window.location;
+        const routed = remotes.find(({ path }) => pathname === path || pathname.startsWith(`${path}/`));
+        if (routed) preloadFeature(routed);
+      }
       return remotes;
     },
     [api, remotesUrl, applyDevOverrides],

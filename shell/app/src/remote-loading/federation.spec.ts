@@ -14,7 +14,12 @@ vi.mock('@module-federation/enhanced/runtime', () => runtime);
 const manifests = vi.hoisted(() => ({ verifyRelease: vi.fn() }));
 vi.mock('./release-manifest', () => manifests);
 
-const { releasePinningPlugin: plugin, loadFeature, registerFeatureRemotes } = await import('./federation');
+const {
+  releasePinningPlugin: plugin,
+  loadFeature,
+  preloadFeature,
+  registerFeatureRemotes,
+} = await import('./federation');
 
 const release = (remote: RemoteDescriptor): VerifiedRelease => ({
   name: remote.name,
@@ -68,7 +73,7 @@ describe('loadFeature', () => {
     runtime.loadRemote.mockResolvedValue({ Feature });
 
     await expect(loadFeature(signed, options)).resolves.toEqual({ Feature });
-    expect(manifests.verifyRelease).toHaveBeenCalledWith(signed, { reload: false });
+    expect(manifests.verifyRelease).toHaveBeenCalledWith(signed, expect.objectContaining({ reload: false }));
     expect(runtime.registerRemotes).toHaveBeenCalledWith(
       [{ name: 'signed', entry: signedEntry, type: 'global', entryGlobalName: 'signed' }],
       { force: true },
@@ -107,7 +112,10 @@ describe('loadFeature', () => {
     expect(fetching).not.toHaveBeenCalled();
 
     await loadFeature(signed, { ...options, retry: true });
-    expect(manifests.verifyRelease).toHaveBeenLastCalledWith(signed, { reload: true });
+    expect(manifests.verifyRelease).toHaveBeenLastCalledWith(
+      signed,
+      expect.objectContaining({ reload: true }),
+    );
     expect(runtime.registerRemotes).toHaveBeenCalledTimes(2);
     // A refused copy of the entry or a chunk in the HTTP cache is replaced before the scripts load again.
     const reload = { mode: 'cors', credentials: 'same-origin', cache: 'reload' };
@@ -115,6 +123,91 @@ describe('loadFeature', () => {
       [signedEntry, reload],
       [`${STORE}/signed/1.0.0/feature.123.js`, reload],
     ]);
+  });
+
+  it('has the files verifyRelease names fetched ahead as preload links, in the CORS mode of the scripts and style sheets that will use them', async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+    manifests.verifyRelease.mockImplementation(
+      (remote: RemoteDescriptor, { preload }: { preload: (url: string, integrity?: string) => void }) => {
+        preload(signedEntry, remote.integrity);
+        preload(`${STORE}/signed/1.0.0/feature.123.js`);
+        preload(`${STORE}/signed/1.0.0/feature.123.css`);
+        return Promise.resolve(release(remote));
+      },
+    );
+
+    await loadFeature(signed, options);
+    const links = scripts.filter((node) => node instanceof HTMLLinkElement);
+    expect(
+      links.map(({ rel, as, href, crossOrigin, integrity }) => ({ rel, as, href, crossOrigin, integrity })),
+    ).toEqual([
+      {
+        rel: 'preload',
+        as: 'script',
+        href: signedEntry,
+        crossOrigin: 'anonymous',
+        integrity: signed.integrity,
+      },
+      {
+        rel: 'preload',
+        as: 'script',
+        href: `${STORE}/signed/1.0.0/feature.123.js`,
+        crossOrigin: 'anonymous',
+        integrity: '',
+      },
+      {
+        rel: 'preload',
+        as: 'style',
+        href: `${STORE}/signed/1.0.0/feature.123.css`,
+        crossOrigin: 'anonymous',
+        integrity: '',
+      },
+    ]);
+    // Nothing runs from a preload: the verified entry runs only from the loader's own script element.
+    expect(scripts.filter((node) => node instanceof HTMLScriptElement)).toEqual([]);
+  });
+
+  it('starts loading the release a page opens at before its slot asks, and the slot takes that load once', async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+
+    preloadFeature(signed);
+    expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(runtime.loadRemote).toHaveBeenCalledWith('signed/Feature'));
+    await expect(loadFeature(signed, options)).resolves.toEqual({ Feature });
+    expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
+    expect(runtime.loadRemote).toHaveBeenCalledTimes(1);
+    // A second slot (or StrictMode's second effect) loads it the usual way, from the verified release.
+    await expect(loadFeature(signed, options)).resolves.toEqual({ Feature });
+    expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
+    expect(runtime.loadRemote).toHaveBeenCalledTimes(2);
+  });
+
+  it('does not hand a slot the early load of a release the registry no longer lists as current', async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+    preloadFeature(signed);
+    await vi.waitFor(() => expect(runtime.loadRemote).toHaveBeenCalledTimes(1));
+
+    const next = { ...signed, version: '1.1.0', entry: signed.entry.replace('1.0.0', '1.1.0') };
+    registerFeatureRemotes([next]);
+    await loadFeature(next, options);
+    expect(manifests.verifyRelease).toHaveBeenLastCalledWith(
+      next,
+      expect.objectContaining({ reload: false }),
+    );
+    expect(runtime.loadRemote).toHaveBeenCalledTimes(2);
+  });
+
+  it('leaves the failure of a release verified ahead to its slot', async () => {
+    registerFeatureRemotes([signed]);
+    const refused = new RemoteLoadError(signed, 'refused', 'Signed was not loaded: …');
+    manifests.verifyRelease.mockRejectedValue(refused);
+
+    preloadFeature(signed);
+    await expect(loadFeature(signed, options)).rejects.toBe(refused);
+    expect(runtime.loadRemote).not.toHaveBeenCalled();
   });
 
   it('verifies again when the registry lists another release of the remote', async () => {

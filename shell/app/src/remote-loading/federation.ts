@@ -109,17 +109,28 @@ function isContainer(value: unknown): value is RemoteEntryExports {
 /** The verification of each remote's current release, by remote name (shared by StrictMode's double effects). */
 const pinning = new Map<string, { readonly key: string; done: Promise<void> }>();
 
+/** What identifies a release the registry lists: a new entry or hash is another release. */
+const releaseKey = (remote: RemoteDescriptor) =>
+  [remote.entry, remote.integrity, remote.manifestIntegrity].join(' ');
+
+/** The Feature module of the remote a page opens at, loading since the list named it; its slot takes it once. */
+const ahead = new Map<string, { readonly key: string; readonly module: Promise<RemoteModule | null> }>();
+
+/** Verifies `remote`'s release and has the runtime load its verified entry and its Feature module. */
+const loadVerified = (remote: RemoteDescriptor, retry: boolean) =>
+  pinRelease(remote, retry).then(() => loadRemote<RemoteModule>(`${remote.name}/${FEATURE_MODULE.slice(2)}`));
+
 /**
  * Verifies the release the registry lists for `remote` and registers its entry with the runtime; reuses an
  * earlier verification of the same release unless `retry`.
  */
 function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
-  const key = [remote.entry, remote.integrity, remote.manifestIntegrity].join(' ');
+  const key = releaseKey(remote);
   const current = pinning.get(remote.name);
   if (!retry && current?.key === key) return current.done;
   verified.delete(remote.name);
   const pin = { key, done: Promise.resolve() };
-  pin.done = verifyRelease(remote, { reload: retry }).then(async (release) => {
+  pin.done = verifyRelease(remote, { reload: retry, preload }).then(async (release) => {
     if (retry) await refetchIntoCache([release.entryUrl, ...release.assets]);
     if (pinning.get(remote.name) !== pin) return; // superseded by a newer list or a Retry
     verified.set(remote.name, release);
@@ -135,6 +146,34 @@ function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
     if (pinning.get(remote.name) === pin) pinning.delete(remote.name);
   });
   return pin.done;
+}
+
+/**
+ * Starts fetching a release file before the script or style sheet that needs it exists: a `<link rel=preload>`
+ * in the same CORS mode (and with the hash, for the entry), so the browser has it when the verified entry and
+ * the chunks it loads with their own hashes ask for it. Fetched, never run: nothing here is code the runtime
+ * could be made to execute.
+ */
+function preload(url: string, integrity = ''): void {
+  const link = document.createElement('link');
+  link.rel = 'preload';
+  link.as = url.endsWith('.css') ? 'style' : 'script';
+  link.crossOrigin = 'anonymous';
+  link.integrity = integrity;
+  link.href = url;
+  document.head.append(link);
+}
+
+/**
+ * Starts loading a remote's Feature before its slot asks for it (the remote a page opens at, as soon as the
+ * registry lists it): its release is verified, then its entry and Feature module load as {@link loadFeature}
+ * would load them, while the shell renders its route; the slot's {@link loadFeature} then takes that load.
+ * Failures are the slot's to report.
+ */
+export function preloadFeature(remote: RemoteDescriptor): void {
+  const module = loadVerified(remote, false);
+  module.catch(() => undefined);
+  ahead.set(remote.name, { key: releaseKey(remote), module });
 }
 
 /**
@@ -162,10 +201,11 @@ async function refetchIntoCache(urls: readonly string[]): Promise<void> {
 export function registerFeatureRemotes(remotes: readonly RemoteDescriptor[]): void {
   registerPlugins([releasePinningPlugin]);
   const listed = new Set(remotes.map(({ name }) => name));
-  for (const name of [...verified.keys(), ...pinning.keys()]) {
+  for (const name of [...verified.keys(), ...pinning.keys(), ...ahead.keys()]) {
     if (listed.has(name)) continue;
     verified.delete(name);
     pinning.delete(name);
+    ahead.delete(name);
   }
 }
 
@@ -196,12 +236,12 @@ export const loadFeature: FeatureLoader = async (remote, { retry, timeoutMs }) =
       timeoutMs,
     );
   });
+  const early = ahead.get(remote.name);
+  ahead.delete(remote.name);
   let module: RemoteModule | null;
   try {
     module = await Promise.race([
-      pinRelease(remote, retry).then(() =>
-        loadRemote<RemoteModule>(`${remote.name}/${FEATURE_MODULE.slice(2)}`),
-      ),
+      !retry && early?.key === releaseKey(remote) ? early.module : loadVerified(remote, retry),
       timeout,
     ]);
   } catch (error) {

@@ -214,6 +214,47 @@ describe('verifyRelease', () => {
     await expect(failed).rejects.toMatchObject({ reason: 'download' });
   });
 
+  it('has the entry fetched, with the registry hash, while the manifest is on its way, and the listed files once it is checked', async () => {
+    const preloaded: unknown[][] = [];
+    let preloadedBeforeTheManifest: unknown[][] | undefined;
+    server.use(
+      http.get(MANIFEST_URL, () => {
+        preloadedBeforeTheManifest = [...preloaded];
+        return new HttpResponse(genuine, { headers: { 'Content-Type': 'application/json' } });
+      }),
+    );
+
+    await verifyRelease(remote, { reload: false, preload: (...args) => preloaded.push(args) });
+    const entry = [`${STORE}/profile/1.0.0/remoteEntry.js`, remote.integrity];
+    expect(preloadedBeforeTheManifest).toEqual([entry]);
+    // Only the listed files inside the release folder, like the assets it returns.
+    expect(preloaded).toEqual([
+      entry,
+      [`${STORE}/profile/1.0.0/__federation_expose_Feature.9a8f8a55.js`],
+      [`${STORE}/profile/1.0.0/__federation_expose_Feature.e918a174.css`],
+    ]);
+  });
+
+  it('has nothing fetched ahead for a release without hashes, one refused, or on Retry', async () => {
+    serve(`${genuine} `);
+    const preload = vi.fn();
+
+    await expect(verifyRelease({ ...remote, integrity: '' }, { reload: false, preload })).rejects.toThrow();
+    await expect(
+      verifyRelease({ ...remote, manifestIntegrity: '' }, { reload: false, preload }),
+    ).rejects.toThrow();
+    expect(preload).not.toHaveBeenCalled();
+    // A manifest that is not the published one: the entry was asked for (with its hash) but nothing it lists.
+    await expect(verifyRelease(remote, { reload: false, preload })).rejects.toMatchObject({
+      reason: 'refused',
+    });
+    expect(preload.mock.calls).toEqual([[`${STORE}/profile/1.0.0/remoteEntry.js`, remote.integrity]]);
+    preload.mockClear();
+    serve(genuine);
+    await verifyRelease(remote, { reload: true, preload });
+    expect(preload).not.toHaveBeenCalled();
+  });
+
   it('revalidates the manifest on every load, bypasses the HTTP cache on Retry, and sends no credentials', async () => {
     serve(genuine);
     const fetching = vi.spyOn(globalThis, 'fetch');

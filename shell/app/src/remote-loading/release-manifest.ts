@@ -1,4 +1,4 @@
-import type { RemoteDescriptor } from '@atrium/sdk';
+import { REMOTE_ENTRY_FILE, type RemoteDescriptor } from '@atrium/sdk';
 import { RemoteLoadError } from './remote-load-error';
 
 /** What the shell may run of a release: one classic script, pinned by the registry's hash. */
@@ -87,17 +87,28 @@ export function manifestEntry(
   return { entryUrl: entry };
 }
 
+export interface VerifyOptions {
+  /** Bypass the HTTP cache (Retry after the store was repaired). */
+  readonly reload: boolean;
+  /**
+   * Told each file the release will load as soon as it is known, to start fetching it (never running it):
+   * the entry, with the registry's hash, while the manifest is still being fetched and checked (every remote's
+   * is {@link REMOTE_ENTRY_FILE} beside its manifest), then the chunks and style sheets the checked manifest
+   * lists. Not on reload, and nothing for a release the registry recorded no valid hashes of.
+   */
+  readonly preload?: (url: string, integrity?: string) => void;
+}
+
 /**
  * Fetches a release's `mf-manifest.json`, checks that its bytes are exactly those the registry hashed at
  * publish (`manifestIntegrity`) and what it names ({@link manifestEntry}), and returns the one script the
  * shell may run with the registry's hash of it. Nothing of the manifest is used before the check.
  *
- * @param reload - bypass the HTTP cache (Retry after the store was repaired).
  * @throws {@link RemoteLoadError} `download` when the manifest cannot be fetched, `refused` otherwise.
  */
 export async function verifyRelease(
   remote: RemoteDescriptor,
-  { reload }: { readonly reload: boolean },
+  { reload, preload }: VerifyOptions,
 ): Promise<VerifiedRelease> {
   const refuse = (reason: string) =>
     new RemoteLoadError(remote, 'refused', `${remote.title} was not loaded: ${reason}.`);
@@ -107,6 +118,7 @@ export async function verifyRelease(
   if (!isIntegrity(remote.integrity)) {
     throw refuse('the registry recorded no valid hash of its remoteEntry.js');
   }
+  if (!reload) preload?.(new URL(REMOTE_ENTRY_FILE, remote.entry).href, remote.integrity);
   const unreachable = (detail: string, cause?: unknown) =>
     new RemoteLoadError(
       remote,
@@ -137,12 +149,9 @@ export async function verifyRelease(
   }
   const checked = manifestEntry(manifest, remote.entry, remote.name);
   if ('problem' in checked) throw refuse(`its manifest (${remote.entry}) is refused: ${checked.problem}`);
-  return {
-    name: remote.name,
-    entryUrl: checked.entryUrl,
-    integrity: remote.integrity,
-    assets: listedAssets(manifest, new URL(remote.entry)),
-  };
+  const assets = listedAssets(manifest, new URL(remote.entry));
+  if (!reload) for (const asset of assets) preload?.(asset);
+  return { name: remote.name, entryUrl: checked.entryUrl, integrity: remote.integrity, assets };
 }
 
 /** The URL of the manifest's folder, e.g. `https://cdn.example/profile/1.0.0/`. */

@@ -1,0 +1,12 @@
+// The harness build's stand-in for the shell's remote-loading/remotes-list.ts (./build.ts puts it in that
+// module's place): the routes of a shell with its feature compiled in are known when it is built, so there is
+// no list to ask the registry for.
+import { LOCAL_REMOTE, type LocalRemote } from './local-remote.ts';
+
+export class RemotesListError extends Error {
+  override readonly name = 'RemotesListError';
+}
+
+export function getRemotes(): Promise<readonly LocalRemote[]> {
+  return Promise.resolve([LOCAL_REMOTE]);
+}

@@ -1,0 +1,31 @@
+import { createApiClient, type RemoteDescriptor } from '@atrium/sdk';
+import type { UserManager } from 'oidc-client-ts';
+import { hasAuthParams } from 'react-oidc-context';
+import { createApiAuthorization } from '../auth/api-authorization';
+import { getRemotes } from '../remote-loading/remotes-list';
+
+// A session with less than this left is renewed first: not this request's job.
+const MIN_TOKEN_SECONDS = 30;
+
+/**
+ * The registry's list of features for a session stored by an earlier sign-in, asked for as soon as the shell
+ * knows where the API is: while react-oidc-context loads that same session and the signed-in shell first
+ * renders, which then uses this answer instead of asking again (./signed-in-shell.tsx). Undefined when there is
+ * no such session (a sign-in is completing, or the token needs renewing first) and when the request fails: the
+ * signed-in shell then asks itself, and reports what goes wrong. Never renews a token.
+ */
+export async function requestRemotesEarly(
+  userManager: UserManager,
+  apiBaseUrl: string,
+  remotesUrl: string,
+): Promise<readonly RemoteDescriptor[] | undefined> {
+  if (hasAuthParams()) return undefined;
+  const user = await userManager.getUser();
+  if (!user || (user.expires_in ?? 0) < MIN_TOKEN_SECONDS) return undefined;
+  const api = createApiClient({
+    baseUrl: apiBaseUrl,
+    ...createApiAuthorization(userManager),
+    renewAuthorization: () => Promise.reject(new Error('not renewed early')),
+  });
+  return getRemotes(api, remotesUrl).catch(() => undefined);
+}
