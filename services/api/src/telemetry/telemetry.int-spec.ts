@@ -148,7 +148,7 @@ describe('field telemetry under a flood of reports', () => {
       headers,
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: response.status, headers: response.headers, body: (await response.json()) };
+    return { status: response.status, headers: response.headers, body: await response.json() };
   };
 
   /** Batch `n` of person `p`: different numbers each time, whole milliseconds so the sums are exact. */
