@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
 import { releaseHashes } from '../../test/release-hashes.js';
+import { metricsRegistry } from '../metrics/metrics.js';
 import { cohortBucket } from '../registry/cohort.js';
 import type { RolloutDoc } from '../registry/rollout.schemas.js';
 import { TelemetryService } from './telemetry.service.js';
@@ -15,7 +16,8 @@ interface AuditBody {
 
 /*
  * Field telemetry on SQLite with locally minted tokens: aggregates, the bounds on size and rate, and the
- * automatic rollback of a canary that fails on render. (PostgreSQL with Keycloak's people: telemetry.int-spec.ts.)
+ * automatic rollback of a canary that fails on render. (PostgreSQL with Keycloak's people: the rollback in
+ * registry/rollout.int-spec.ts, a bounded flood in telemetry.int-spec.ts.)
  */
 describe('field telemetry and automatic rollback', () => {
   let issuer: LocalIssuer;
@@ -168,6 +170,15 @@ describe('field telemetry and automatic rollback', () => {
   });
 
   it('rolls a canary back once it has enough failing loads, and its people get stable on their next load', async () => {
+    const steps = async (step: string) => {
+      const line = (await metricsRegistry.metrics())
+        .split('\n')
+        .find((entry) => entry.startsWith(`atrium_rollout_steps_total{step="${step}"}`));
+      return line ? Number(line.split(' ').at(-1)) : 0;
+    };
+    const rolledBackBefore = await steps('rolled_back');
+    // The canary of beforeAll, on Prometheus too.
+    expect(await steps('started')).toBeGreaterThanOrEqual(1);
     const failing = report('1.1.0', {
       loadMs: [120, 130, 140],
       failures: { download: 0, integrity: 0, timeout: 0, render: 3 },
@@ -190,6 +201,7 @@ describe('field telemetry and automatic rollback', () => {
       /canary 21\/21 failed \(100.0 %\), stable 0\/\d+ \(0.0 %\).*z = [\d.]+ > 2.33/,
     );
     for (const token of canaryPeople) expect(await versionFor(token)).toBe('1.0.0');
+    expect(await steps('rolled_back')).toBe(rolledBackBefore + 1);
 
     const [event] = (await api.request({ url: '/api/audit?pageSize=1', token: admin })).json<AuditBody>()
       .items;
