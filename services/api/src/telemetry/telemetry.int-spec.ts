@@ -14,6 +14,7 @@ import { type KeycloakPeople, keycloakPeople, passwordOf } from '../../test/keyc
 import { releaseHashes } from '../../test/release-hashes.js';
 import { metricsRegistry } from '../metrics/metrics.js';
 import { RemoteHealth } from './remote-health.entity.js';
+import { TelemetryService } from './telemetry.service.js';
 import type { VersionReport } from './telemetry.schemas.js';
 
 const issuer = inject('oidcIssuerUrl');
@@ -257,6 +258,8 @@ describe('field telemetry under a flood of reports', () => {
       const { reports } = answer.job.body as { reports: VersionReport[] };
       addReport(expected, reports[0]!);
     }
+    // Reports are added up in memory and written once a second: what is not written yet is, now.
+    await api.app.get(TelemetryService).write();
     const rows = await api.app
       .get(MikroORM)
       .em.fork()

@@ -7,7 +7,8 @@ import { releaseHashes } from '../../test/release-hashes.js';
 import { metricsRegistry } from '../metrics/metrics.js';
 import { cohortBucket } from '../registry/cohort.js';
 import type { RolloutDoc } from '../registry/rollout.schemas.js';
-import { TelemetryService } from './telemetry.service.js';
+import { RemoteHealth } from './remote-health.entity.js';
+import { TELEMETRY_WRITE_EVERY_MS, TelemetryService } from './telemetry.service.js';
 import type { RemoteHealthDoc, VersionReport } from './telemetry.schemas.js';
 
 interface AuditBody {
@@ -147,6 +148,25 @@ describe('field telemetry and automatic rollback', () => {
     expect(sum((point) => point.vitals)).toBe(10);
     expect(sum((point) => point.poorVitals)).toBe(5);
     expect(points[0]!.loadMsMean).toBeCloseTo((80 + 250 + 900 + 2000 + 12_000) / 5);
+  });
+
+  it('writes what was reported by itself within a second or so, one write for many reports', async () => {
+    const orm = api.app.get(MikroORM);
+    const loads = async () =>
+      (await orm.em.fork().find(RemoteHealth, { remote: 'timeoff', version: '1.0.0' })).reduce(
+        (sum, row) => sum + row.loads,
+        0,
+      );
+    const before = await loads();
+    expect(stablePeople.length).toBeGreaterThanOrEqual(12);
+    for (const token of stablePeople.slice(8, 12)) {
+      expect((await send(token, [report('1.0.0', { loadMs: [100, 200] })])).statusCode).toBe(202);
+    }
+    const deadline = Date.now() + 5 * TELEMETRY_WRITE_EVERY_MS;
+    while ((await loads()) < before + 8 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await loads()).toBe(before + 8);
   });
 
   it('refuses a batch over 16 KiB with 413 and a person over the rate with 429, in problem+json', async () => {
