@@ -17,12 +17,32 @@ import {
  * The release CLI as a feature team runs it, from the remote's folder (a workspace under remotes/, or any
  * folder with such a package.json); resolves with its output.
  */
-export async function runReleaseCli(
+export function runReleaseCli(
   remote: string,
   args: string[],
   cwd = join(repoRoot, 'remotes', remote),
 ): Promise<{ code: number; output: string }> {
-  const child = spawn('node', [join(repoRoot, 'infra/release/release.ts'), ...args], {
+  return runCli('release.ts', args, cwd);
+}
+
+/**
+ * The rollout CLI (`npm run rollout`) as a feature team runs it from the remote's folder: `start <version>
+ * --percent N`, `status`, ...; resolves with its output.
+ */
+export function runRolloutCli(
+  remote: string,
+  args: string[],
+  cwd = join(repoRoot, 'remotes', remote),
+): Promise<{ code: number; output: string }> {
+  return runCli('rollout.ts', args, cwd);
+}
+
+async function runCli(
+  script: string,
+  args: string[],
+  cwd: string,
+): Promise<{ code: number; output: string }> {
+  const child = spawn('node', [join(repoRoot, 'infra/release', script), ...args], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

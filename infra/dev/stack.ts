@@ -61,6 +61,11 @@ export interface StackOptions {
   staticServers?: 'node' | 'nginx';
   /** The shell build to serve; `shell/app/dist` unless set. */
   shellDir?: string;
+  /**
+   * Further API settings (services/api/src/config/env.schema.ts), over the stack's own: e.g. the browser tests'
+   * lower ROLLBACK_MIN_SAMPLES, so a broken canary is rolled back after a journey's worth of loads.
+   */
+  apiEnv?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
 }
 
@@ -138,6 +143,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       KEYCLOAK_EVENTS_POLL_SECONDS: process.env.KEYCLOAK_EVENTS_POLL_SECONDS ?? '5',
       // Developers (role atrium-developer) may load a remote from a dev server on this machine.
       DEV_OVERRIDE_ORIGINS: DEV_OVERRIDE_ORIGINS.join(','),
+      ...options.apiEnv,
     };
     log('api: applying migrations…');
     await run('node', ['dist/database/migrate.js'], { cwd: apiDir, env: apiEnv, quiet: true });

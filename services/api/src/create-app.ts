@@ -17,7 +17,7 @@ import { ProblemFilter } from './common/errors/problem.filter.js';
 import { setResponseHeaders } from './common/http/response-headers.js';
 import { createRootLogger, PinoNestLogger, requestIdOf, withRequestId } from './common/logging/logger.js';
 import type { AppConfig } from './config/app-config.js';
-import { instrumentRequests } from './metrics/metrics.js';
+import { instrumentRequests, observeUnroutedRequest } from './metrics/metrics.js';
 
 // Profile, preference and publish bodies are tiny; a small limit turns abuse into a cheap 413.
 const BODY_LIMIT_BYTES = 64 * 1024;
@@ -62,6 +62,7 @@ export async function createApp(
     // Errors Fastify's router raises before a route, its hooks and Nest's filter are reached get the same
     // headers and problem+json answer as everything else.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      observeUnroutedRequest(request, reply);
       setResponseHeaders(request, reply);
       new ProblemFilter().respond(error, request, reply);
     },

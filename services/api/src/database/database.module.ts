@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { MikroOrmModule } from '@mikro-orm/nestjs';
 import type { DatabaseTarget } from '../config/app-config.js';
 import { DatabaseHealth } from './database-health.js';
+import { DatabasePoolMetrics } from './database-pool-metrics.js';
 import { ormOptions } from './orm-options.js';
 
 /**
@@ -17,7 +18,7 @@ export class DatabaseModule {
       module: DatabaseModule,
       global: true,
       imports: [MikroOrmModule.forRoot({ ...ormOptions(database), registerRequestContext: false })],
-      providers: [DatabaseHealth],
+      providers: [DatabaseHealth, DatabasePoolMetrics],
       exports: [DatabaseHealth],
     };
   }

@@ -40,6 +40,8 @@ describe('Prometheus metrics', () => {
     expect((await api.request({ url: '/api/remotes' })).statusCode).toBe(401);
     expect((await api.request({ url: '/api/remotes', token: `${token}x` })).statusCode).toBe(401);
     expect((await api.request({ url: '/api/remotes/profile/versions', token })).statusCode).toBe(403);
+    // Refused by the router before any route or hook: still counted.
+    expect((await api.request({ url: '/api/remotes/%E0%A4%A' })).statusCode).toBe(400);
     const after = await scrape();
 
     const count = (text: string, labels: string) =>
@@ -50,12 +52,24 @@ describe('Prometheus metrics', () => {
     // The route template, never the raw path: the label set stays bounded.
     expect(count(after, 'method="GET",route="/api/remotes/:name/versions",status="403"')).toBeGreaterThan(0);
     expect(after).not.toContain('route="/api/remotes/profile/versions"');
+    expect(count(after, 'method="GET",route="unmatched",status="400"')).toBe(
+      count(before, 'method="GET",route="unmatched",status="400"') + 1,
+    );
     const rejections = (text: string, reason: string) =>
       sample(text, 'atrium_token_rejections_total', `reason="${reason}"`);
     expect(rejections(after, 'unauthenticated')).toBe(rejections(before, 'unauthenticated') + 1);
     expect(rejections(after, 'invalid_token')).toBe(rejections(before, 'invalid_token') + 1);
     expect(sample(after, 'atrium_jwks_fetches_total', 'outcome="ok"')).toBeGreaterThan(0);
     expect(after).toContain('atrium_api_process_cpu_seconds_total');
+  });
+
+  it('reports the database pool: on SQLite one open connection of at most one, no pool counts', async () => {
+    const text = await scrape();
+    expect(sample(text, 'atrium_db_pool_connections', 'driver="sqlite"')).toBe(1);
+    expect(sample(text, 'atrium_db_pool_max_connections', 'driver="sqlite"')).toBe(1);
+    // better-sqlite3 has no pool: nothing is made up for idle connections or waiting queries.
+    expect(text).not.toMatch(/atrium_db_pool_(idle_connections|waiting_requests)\{driver="sqlite"\}/);
+    expect(text).toContain('# TYPE atrium_db_pool_waiting_requests gauge');
   });
 
   it('is served on its own port only: the API answers /metrics with 404', async () => {

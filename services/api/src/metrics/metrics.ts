@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The API's Prometheus metrics: one registry per process (metrics are the process's, like its memory), served
@@ -45,6 +45,63 @@ const telemetryReports = new Counter({
   registers: [metricsRegistry],
 });
 
+/**
+ * A database connection pool as its driver reports it, read at each scrape. PostgreSQL (the `pg` pool under
+ * MikroORM's Kysely dialect) reports all four; SQLite (better-sqlite3) has one in-process connection and no
+ * pool: `open` is 1 while the file is open and `max` 1, while `idle` and `waiting` are left out (queries wait
+ * on Kysely's internal lock, which it does not expose).
+ */
+export interface DatabasePoolState {
+  readonly driver: 'postgresql' | 'sqlite';
+  /** Connections open now, in use or idle (pg's `totalCount`). */
+  readonly open: number;
+  /** Open connections nobody holds (pg's `idleCount`). */
+  readonly idle?: number;
+  /** Queries waiting for a connection because all `max` are in use (pg's `waitingCount`). */
+  readonly waiting?: number;
+  /** The most connections the pool opens (MikroORM's `pool.max`). */
+  readonly max: number;
+}
+
+const databasePools = new Set<() => DatabasePoolState>();
+
+/** The sum over the process's pools (one in production; tests may run several applications). */
+function poolGauge(name: string, help: string, pick: (state: DatabasePoolState) => number | undefined) {
+  return new Gauge({
+    name,
+    help,
+    labelNames: ['driver'] as const,
+    registers: [metricsRegistry],
+    collect() {
+      this.reset();
+      for (const read of databasePools) {
+        const state = read();
+        const value = pick(state);
+        if (value !== undefined) this.inc({ driver: state.driver }, value);
+      }
+    },
+  });
+}
+
+poolGauge('atrium_db_pool_connections', 'Open database connections, in use or idle', (state) => state.open);
+poolGauge(
+  'atrium_db_pool_idle_connections',
+  'Open database connections no query holds (PostgreSQL only)',
+  (state) => state.idle,
+);
+poolGauge(
+  'atrium_db_pool_waiting_requests',
+  'Queries waiting for a database connection because all are in use (PostgreSQL only)',
+  (state) => state.waiting,
+);
+poolGauge('atrium_db_pool_max_connections', 'The most connections the pool opens', (state) => state.max);
+
+/** Reports a pool's state at every scrape until the returned function is called (at shutdown). */
+export function watchDatabasePool(read: () => DatabasePoolState): () => void {
+  databasePools.add(read);
+  return () => databasePools.delete(read);
+}
+
 /** The problem codes that mean "your credentials were refused" (401). */
 const CREDENTIAL_CODES = new Set([
   'unauthenticated',
@@ -80,14 +137,31 @@ export function countTelemetry(accepted: number, ignored: number): void {
  */
 export function instrumentRequests(fastify: FastifyInstance): void {
   fastify.addHook('onResponse', (request, reply, done) => {
-    const status = reply.statusCode;
-    requestDuration.observe(
-      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(status) },
-      reply.elapsedTime / 1000,
-    );
-    const code = problemCodes.get(request);
-    if (status === 401 && code && CREDENTIAL_CODES.has(code)) tokenRejections.inc({ reason: code });
+    observeRequest(request, reply);
     done();
+  });
+}
+
+/** Counts one answered request (the onResponse hook, or {@link observeUnroutedRequest}). */
+function observeRequest(request: FastifyRequest, reply: FastifyReply): void {
+  const status = reply.statusCode;
+  requestDuration.observe(
+    { method: request.method, route: request.routeOptions?.url ?? 'unmatched', status: String(status) },
+    reply.elapsedTime / 1000,
+  );
+  const code = problemCodes.get(request);
+  if (status === 401 && code && CREDENTIAL_CODES.has(code)) tokenRejections.inc({ reason: code });
+}
+
+/**
+ * For a request Fastify's router refused before any route (a path it cannot decode, an over-long segment):
+ * Fastify runs no hooks for those, so once the answer is sent it is timed here and its `request completed`
+ * line written, as for every other request.
+ */
+export function observeUnroutedRequest(request: FastifyRequest, reply: FastifyReply): void {
+  reply.raw.once('finish', () => {
+    observeRequest(request, reply);
+    request.log.info({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
 }
 

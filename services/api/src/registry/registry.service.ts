@@ -21,7 +21,7 @@ import {
   type PublishVersion,
   type UpdateRemote,
 } from './registry.schemas.js';
-import { ActiveRemotes } from './active-remotes.js';
+import { type ActiveRemote, ActiveRemotes } from './active-remotes.js';
 import { inCanary } from './cohort.js';
 import { assertMayDeploy, requireDeployRole } from './registry.roles.js';
 import { RemoteVersion } from './remote-version.entity.js';
@@ -66,23 +66,32 @@ export class RegistryService {
   async listForUser(user: AuthenticatedUser): Promise<{ remotes: RemoteEntry[]; etag: string }> {
     const { remotes, digest } = await this.activeRemotes.get();
     const roles = [...new Set(user.roles)].sort();
-    const canaries: string[] = [];
-    const served = remotes
-      .filter((remote) => remote.requiredRoles.every((role) => roles.includes(role)))
-      .map(({ requiredRoles: _requiredRoles, canary, ...stable }): RemoteEntry => {
-        if (!canary || !inCanary(canary, stable.name, user)) return stable;
-        canaries.push(stable.name);
-        const { percent: _percent, roles: _roles, ...version } = canary;
-        return { ...stable, ...version };
-      });
+    const served = servedTo(remotes, user);
+    const canaries = served.filter((remote) => remote.getsCanary).map((remote) => remote.entry.name);
     return {
-      remotes: served,
+      remotes: served.map((remote) => remote.entry),
       // The answer is a function of the registry's content, the caller's roles and the canaries the caller is
       // in, so is its validator.
       etag: `"${createHash('sha256')
         .update(`${digest}\n${roles.join('\n')}\n${canaries.join('\n')}`)
         .digest('base64url')}"`,
     };
+  }
+
+  /**
+   * What field telemetry needs of {@link listForUser}, without building the answer: per remote the caller may
+   * use, the version they are served and whether a canary of that remote is running.
+   */
+  async servedVersions(
+    user: AuthenticatedUser,
+  ): Promise<Map<string, { readonly version: string; readonly canaryRunning: boolean }>> {
+    const { remotes } = await this.activeRemotes.get();
+    return new Map(
+      servedTo(remotes, user).map(({ entry, canaryRunning }) => [
+        entry.name,
+        { version: entry.version, canaryRunning },
+      ]),
+    );
   }
 
   /** Creates a remote with its settings and owner (an administrator's act); it has no version yet. */
@@ -335,4 +344,23 @@ function toVersionDoc(version: RemoteVersion): VersionDoc {
     publishedAt: version.publishedAt.toISOString(),
     active: version.active,
   };
+}
+
+/**
+ * The remotes whose required roles the caller all holds, each with the version the caller is served: the
+ * active one, or the running canary's when the caller is in its audience.
+ */
+function servedTo(
+  remotes: readonly ActiveRemote[],
+  user: AuthenticatedUser,
+): Array<{ entry: RemoteEntry; getsCanary: boolean; canaryRunning: boolean }> {
+  return remotes
+    .filter((remote) => remote.requiredRoles.every((role) => user.roles.includes(role)))
+    .map(({ requiredRoles: _requiredRoles, canary, ...stable }) => {
+      if (!canary || !inCanary(canary, stable.name, user)) {
+        return { entry: stable, getsCanary: false, canaryRunning: canary !== undefined };
+      }
+      const { percent: _percent, roles: _roles, ...version } = canary;
+      return { entry: { ...stable, ...version }, getsCanary: true, canaryRunning: true };
+    });
 }

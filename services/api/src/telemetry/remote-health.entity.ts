@@ -9,8 +9,8 @@ const counter = () => p.integer().default(0);
 /**
  * Field health of one version of a remote during one minute, summed over everybody who loaded it: counters
  * and histogram buckets only, never who reported them (no user id, address or page URL), so the table grows
- * with versions and minutes, not with people or traffic. Reports add to a row with one upsert per version
- * (telemetry.service.ts); rows older than TELEMETRY_RETENTION_DAYS are deleted.
+ * with versions and minutes, not with people or traffic. Reports are added up in memory and added to the rows
+ * once a second (telemetry.service.ts); rows older than TELEMETRY_RETENTION_DAYS are deleted.
  */
 export const RemoteHealth = defineEntity({
   name: 'RemoteHealth',

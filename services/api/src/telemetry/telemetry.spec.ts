@@ -4,9 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
 import { releaseHashes } from '../../test/release-hashes.js';
+import { metricsRegistry } from '../metrics/metrics.js';
 import { cohortBucket } from '../registry/cohort.js';
 import type { RolloutDoc } from '../registry/rollout.schemas.js';
-import { TelemetryService } from './telemetry.service.js';
+import { RemoteHealth } from './remote-health.entity.js';
+import { TELEMETRY_WRITE_EVERY_MS, TelemetryService } from './telemetry.service.js';
 import type { RemoteHealthDoc, VersionReport } from './telemetry.schemas.js';
 
 interface AuditBody {
@@ -15,7 +17,8 @@ interface AuditBody {
 
 /*
  * Field telemetry on SQLite with locally minted tokens: aggregates, the bounds on size and rate, and the
- * automatic rollback of a canary that fails on render. (PostgreSQL with Keycloak's people: telemetry.int-spec.ts.)
+ * automatic rollback of a canary that fails on render. (PostgreSQL with Keycloak's people: the rollback in
+ * registry/rollout.int-spec.ts, a bounded flood in telemetry.int-spec.ts.)
  */
 describe('field telemetry and automatic rollback', () => {
   let issuer: LocalIssuer;
@@ -147,6 +150,25 @@ describe('field telemetry and automatic rollback', () => {
     expect(points[0]!.loadMsMean).toBeCloseTo((80 + 250 + 900 + 2000 + 12_000) / 5);
   });
 
+  it('writes what was reported by itself within a second or so, one write for many reports', async () => {
+    const orm = api.app.get(MikroORM);
+    const loads = async () =>
+      (await orm.em.fork().find(RemoteHealth, { remote: 'timeoff', version: '1.0.0' })).reduce(
+        (sum, row) => sum + row.loads,
+        0,
+      );
+    const before = await loads();
+    expect(stablePeople.length).toBeGreaterThanOrEqual(12);
+    for (const token of stablePeople.slice(8, 12)) {
+      expect((await send(token, [report('1.0.0', { loadMs: [100, 200] })])).statusCode).toBe(202);
+    }
+    const deadline = Date.now() + 5 * TELEMETRY_WRITE_EVERY_MS;
+    while ((await loads()) < before + 8 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await loads()).toBe(before + 8);
+  });
+
   it('refuses a batch over 16 KiB with 413 and a person over the rate with 429, in problem+json', async () => {
     const samples = Array.from({ length: 100 }, (_, index) => 1000.123456 + index);
     const big = Array.from({ length: 20 }, () => report('1.0.0', { loadMs: samples, renderMs: samples }));
@@ -168,6 +190,15 @@ describe('field telemetry and automatic rollback', () => {
   });
 
   it('rolls a canary back once it has enough failing loads, and its people get stable on their next load', async () => {
+    const steps = async (step: string) => {
+      const line = (await metricsRegistry.metrics())
+        .split('\n')
+        .find((entry) => entry.startsWith(`atrium_rollout_steps_total{step="${step}"}`));
+      return line ? Number(line.split(' ').at(-1)) : 0;
+    };
+    const rolledBackBefore = await steps('rolled_back');
+    // The canary of beforeAll, on Prometheus too.
+    expect(await steps('started')).toBeGreaterThanOrEqual(1);
     const failing = report('1.1.0', {
       loadMs: [120, 130, 140],
       failures: { download: 0, integrity: 0, timeout: 0, render: 3 },
@@ -190,6 +221,7 @@ describe('field telemetry and automatic rollback', () => {
       /canary 21\/21 failed \(100.0 %\), stable 0\/\d+ \(0.0 %\).*z = [\d.]+ > 2.33/,
     );
     for (const token of canaryPeople) expect(await versionFor(token)).toBe('1.0.0');
+    expect(await steps('rolled_back')).toBe(rolledBackBefore + 1);
 
     const [event] = (await api.request({ url: '/api/audit?pageSize=1', token: admin })).json<AuditBody>()
       .items;

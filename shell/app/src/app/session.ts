@@ -1,8 +1,8 @@
-import { createApiClient, type ApiClient, type AtriumUser } from '@atrium/sdk';
+import type { ApiClient, AtriumUser } from '@atrium/sdk';
 import type { UserManager } from 'oidc-client-ts';
 import { useCallback, useMemo } from 'react';
 import { useAuth } from 'react-oidc-context';
-import { createApiAuthorization } from '../auth/api-authorization';
+import { createShellApiClient } from '../auth/api-authorization';
 import { useIdentityProviderMonitor } from '../auth/identity-provider-notice';
 import { toAtriumUser } from '../auth/oidc';
 import { useSessionLifecycle } from '../auth/use-session-lifecycle';
@@ -35,14 +35,10 @@ export function useSession({ userManager, apiBaseUrl, postLogoutPath, tracing }:
   const identityProvider = useIdentityProviderMonitor();
   const oidcUser = auth.user;
 
-  const api = useMemo(() => {
-    const trace = apiTracer(tracing);
-    return createApiClient({
-      baseUrl: apiBaseUrl,
-      ...createApiAuthorization(userManager),
-      ...(trace ? { trace } : {}),
-    });
-  }, [apiBaseUrl, userManager, tracing]);
+  const api = useMemo(
+    () => createShellApiClient(apiBaseUrl, userManager, apiTracer(tracing)),
+    [apiBaseUrl, userManager, tracing],
+  );
 
   const signOut = useCallback(async () => {
     // Sign-out is a visit to Keycloak: when it does not answer, the shell says so and signs out once it does,

@@ -1,4 +1,4 @@
-import type { ApiClientOptions } from '@atrium/sdk';
+import { createApiClient, type ApiClient, type ApiClientOptions } from '@atrium/sdk';
 import type { User, UserManager } from 'oidc-client-ts';
 import { isUnreachable } from './identity-provider';
 
@@ -65,4 +65,33 @@ export function createApiAuthorization(
       await renew();
     },
   };
+}
+
+/** What the shell's own code may use of an API client it made: where it sends, and how it authorises. */
+export interface ApiAuthority {
+  /** The API's base URL, as the client appends paths to it. */
+  readonly baseUrl: string;
+  readonly authorize: ApiClientOptions['authorize'];
+}
+
+const authorities = new WeakMap<ApiClient, ApiAuthority>();
+
+/**
+ * The API client of the session (app/session.ts). Remotes get the client only; the shell's field telemetry
+ * also gets its authority ({@link authorityOf}), to sign its page-hide report ahead of time.
+ */
+export function createShellApiClient(
+  baseUrl: string,
+  userManager: UserManager,
+  trace?: ApiClientOptions['trace'],
+): ApiClient {
+  const authorization = createApiAuthorization(userManager);
+  const api = createApiClient({ baseUrl, ...authorization, ...(trace ? { trace } : {}) });
+  authorities.set(api, { baseUrl: baseUrl.replace(/\/+$/, ''), authorize: authorization.authorize });
+  return api;
+}
+
+/** The authority behind a client {@link createShellApiClient} made; none for any other client. */
+export function authorityOf(api: ApiClient): ApiAuthority | undefined {
+  return authorities.get(api);
 }

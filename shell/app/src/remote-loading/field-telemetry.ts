@@ -1,10 +1,11 @@
-import { ApiProblemError, type ApiClient, type ApiSchemas } from '@atrium/sdk';
+import { ApiProblemError, type ApiAuthorization, type ApiClient, type ApiSchemas } from '@atrium/sdk';
 import {
   TELEMETRY_BODY_LIMIT_BYTES,
   TELEMETRY_MAX_REPORTS,
   TELEMETRY_MAX_SAMPLES,
 } from '@atrium/sdk/telemetry-rules';
 import { onCLS, onINP, onLCP, type Metric } from 'web-vitals';
+import { type ApiAuthority, authorityOf } from '../auth/api-authorization';
 
 /*
  * Field telemetry, loaded as its own chunk only after a remote has loaded or failed (the shell's first paint
@@ -14,9 +15,16 @@ import { onCLS, onINP, onLCP, type Metric } from 'web-vitals';
  *
  * Why fetch with keepalive, not sendBeacon: the API accepts the shell's tokens only DPoP-bound, with a proof
  * per request in headers. sendBeacon cannot set headers, and a token put in its body would be a bearer token
- * again, usable by whoever reads it. The API client signs a proof and sends the batch with `keepalive`, so
- * it completes even if the page goes away. It sends when the page is hidden (visibilitychange, which comes
- * before pagehide and while the page can still run the proof's signing), and once a minute meanwhile.
+ * again, usable by whoever reads it. The batch goes with `keepalive`, so it completes even if the page goes
+ * away. It is sent when the page is hidden (visibilitychange, and pagehide where that does not come) and once
+ * a minute meanwhile.
+ *
+ * Why the proof is signed ahead ({@link createBeacon}): when the page goes away for good (a reload, a link
+ * elsewhere, the tab closed) the browser runs the hide handlers and then nothing asynchronous of the page any
+ * more. Signing a proof takes tasks (the key is read from IndexedDB, signed with WebCrypto), so a batch that
+ * waited for one was never sent: the loads and failures of a page someone reloads were lost, precisely what a
+ * broken canary produces. So the token and a proof for the next batch are obtained beforehand, and the hide
+ * handler starts the request at once.
  *
  * What is sent: per remote version, load and first-render times, failure counts by kind and web-vitals
  * ratings: no URL, no user data (the API knows who sends, and keeps only per-minute sums).
@@ -143,18 +151,106 @@ export function createFieldTelemetry(send: (reports: VersionReport[]) => Promise
   };
 }
 
+/**
+ * How long a proof signed ahead is used. The API accepts one DPOP_PROOF_MAX_AGE_SECONDS (60 s by default) old;
+ * half that leaves room for clocks and for a hidden page's throttled timers.
+ */
+const BEACON_FRESH_MS = 30_000;
+/** A token that expires sooner than this is not used for a batch signed ahead. */
+const TOKEN_MARGIN_MS = 5_000;
+
+/** When the access token in `DPoP <jwt>` expires (ms), or never if it cannot be read. */
+function tokenExpiry(authorization: string): number {
+  try {
+    const payload = authorization.split(' ')[1]!.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/');
+    const exp = (JSON.parse(atob(payload)) as { exp?: unknown }).exp;
+    return typeof exp === 'number' ? exp * 1000 : Infinity;
+  } catch {
+    return Infinity;
+  }
+}
+
+/**
+ * An authenticated sendBeacon for `POST <api>/api/telemetry`: keeps the headers of one request (the token and a
+ * proof for exactly that request) ready, so {@link send} starts it without waiting for anything; after each
+ * use, and when they are about to grow too old, it gets the next ones. Without ready headers it sends nothing
+ * and says so (the caller then goes through the API client, which signs first).
+ */
+export function createBeacon(authority: ApiAuthority, now: () => number = Date.now) {
+  const url = `${authority.baseUrl}/api/telemetry`;
+  let ready: { headers: ApiAuthorization; until: number } | undefined;
+  let pending: Promise<void> | undefined;
+  const fresh = () => ready !== undefined && ready.until > now();
+  const arm = (): void => {
+    if (pending || fresh()) return;
+    pending = authority
+      .authorize({ method: 'POST', url })
+      .then(
+        (headers) => {
+          ready = {
+            headers,
+            until: Math.min(now() + BEACON_FRESH_MS, tokenExpiry(headers.authorization) - TOKEN_MARGIN_MS),
+          };
+        },
+        // No session, or Keycloak away: nothing is ready, and the next batch goes the ordinary way.
+        () => undefined,
+      )
+      .finally(() => (pending = undefined));
+  };
+  return {
+    /** Gets headers ready unless fresh ones are (at start, and while the page is visible). */
+    arm,
+    /** Starts sending `body` now if headers are ready (each set is used once), else returns undefined. */
+    send(body: unknown): Promise<Response> | undefined {
+      const headers = fresh() ? ready?.headers : undefined;
+      ready = undefined;
+      if (!headers) return undefined;
+      const sent = fetch(url, {
+        method: 'POST',
+        keepalive: true,
+        headers: {
+          Authorization: headers.authorization,
+          DPoP: headers.dpop,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, application/problem+json',
+        },
+        body: JSON.stringify(body),
+      });
+      arm();
+      return sent;
+    },
+  };
+}
+
 let stop: (() => void) | undefined;
 
 /**
  * Starts field telemetry once per page, sending through the shell's API client (none outside the shell's
- * context: nothing starts); returns how to stop it (tests).
+ * context: nothing starts), with batches signed ahead when the client is the shell's own ({@link authorityOf});
+ * returns how to stop it (tests).
  */
-export function startFieldTelemetry(api: ApiClient | undefined, flushEveryMs = 60_000): () => void {
+export function startFieldTelemetry(
+  api: ApiClient | undefined,
+  authority: ApiAuthority | undefined = api && authorityOf(api),
+  flushEveryMs = 60_000,
+): () => void {
   if (stop) return stop;
   if (!api) return () => undefined;
-  const telemetry = createFieldTelemetry((reports) =>
-    api.post('/api/telemetry', { reports }, { keepalive: true }),
-  );
+  const beacon = authority && createBeacon(authority);
+  const telemetry = createFieldTelemetry(async (reports) => {
+    const sending = beacon?.send({ reports });
+    if (!sending) return api.post('/api/telemetry', { reports }, { keepalive: true });
+    const response = await sending;
+    if (!response.ok) {
+      throw new ApiProblemError({
+        type: 'about:blank',
+        title: response.statusText,
+        status: response.status,
+        code: `http_${response.status}`,
+      });
+    }
+    return undefined;
+  });
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) telemetry.recordMark(entry as PerformanceMark);
   });
@@ -163,16 +259,27 @@ export function startFieldTelemetry(api: ApiClient | undefined, flushEveryMs = 6
   onLCP(recordVital);
   onINP(recordVital);
   onCLS(recordVital);
-  // After web-vitals' own listeners, so the vitals they report on hiding are in this batch.
-  const onHidden = () => {
+  // After web-vitals' own listeners, so the vitals they report on hiding are in this batch. A page being
+  // unloaded gets visibilitychange and then pagehide; flushing twice sends once (the tallies go with the first).
+  const onVisibility = () => {
     if (document.visibilityState === 'hidden') void telemetry.flush();
+    else beacon?.arm();
   };
-  document.addEventListener('visibilitychange', onHidden);
+  const onPageHide = () => void telemetry.flush();
+  document.addEventListener('visibilitychange', onVisibility);
+  window.addEventListener('pagehide', onPageHide);
+  beacon?.arm();
   const timer = setInterval(() => void telemetry.flush(), flushEveryMs);
+  // Keeps the next batch's headers fresh while the page is shown (a hidden page has just sent its batch).
+  const rearm = setInterval(() => {
+    if (document.visibilityState === 'visible') beacon?.arm();
+  }, BEACON_FRESH_MS / 3);
   stop = () => {
     observer.disconnect();
-    document.removeEventListener('visibilitychange', onHidden);
+    document.removeEventListener('visibilitychange', onVisibility);
+    window.removeEventListener('pagehide', onPageHide);
     clearInterval(timer);
+    clearInterval(rearm);
     stop = undefined;
   };
   return stop;
