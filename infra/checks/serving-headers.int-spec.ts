@@ -310,6 +310,15 @@ describe('the release store', () => {
     }
   });
 
+  it('nginx lets no cache keep a missing release file, nor label its error page brotli', async () => {
+    for (const path of ['/profile/1.0.0/missing.js', '/profile/1.0.0/missing.js.br']) {
+      const missing = await rawGet(`${storeNginx}${path}`, { 'accept-encoding': 'gzip, deflate, br, zstd' });
+      expect(missing.headers['cache-control'], path).toBeUndefined();
+      expect(missing.headers['content-encoding'], path).toBeUndefined();
+      expect(missing.body.toString(), path).toMatch(/404/);
+    }
+  });
+
   it("nginx sends a manifest's brotli copy revalidated on every load, like the manifest", async () => {
     const manifest = await rawGet(`${storeNginx}/profile/1.0.0/mf-manifest.json`, {
       'accept-encoding': 'br',

@@ -208,7 +208,7 @@ describe('the nginx configurations', () => {
         );
         expect(body, `${path}: .${extension}`).toMatch(/try_files \$uri\$atrium_br \$uri /);
       }
-      expect(conf).toMatch(/^ {2}add_header Content-Encoding \$atrium_content_encoding always;$/m);
+      expect(conf).toMatch(/^ {2}add_header Content-Encoding \$atrium_content_encoding;$/m);
       expect(conf).toMatch(/^ {2}add_header Vary \$atrium_vary always;$/m);
     }
   });

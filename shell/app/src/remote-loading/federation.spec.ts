@@ -125,47 +125,29 @@ describe('loadFeature', () => {
     ]);
   });
 
-  it('has the files verifyRelease names fetched ahead as preload links, in the CORS mode of the scripts and style sheets that will use them', async () => {
+  it('has the files verifyRelease names fetched into the HTTP cache ahead, as the scripts and style sheets that use them will ask, and runs none of them', async () => {
     registerFeatureRemotes([signed]);
     runtime.loadRemote.mockResolvedValue({ Feature });
+    const fetching = vi
+      .spyOn(globalThis, 'fetch')
+      .mockImplementation(() => Promise.resolve(new Response('')));
     manifests.verifyRelease.mockImplementation(
-      (remote: RemoteDescriptor, { preload }: { preload: (url: string, integrity?: string) => void }) => {
-        preload(signedEntry, remote.integrity);
-        preload(`${STORE}/signed/1.0.0/feature.123.js`);
+      (remote: RemoteDescriptor, { preload }: { preload: (url: string) => void }) => {
+        preload(signedEntry);
         preload(`${STORE}/signed/1.0.0/feature.123.css`);
         return Promise.resolve(release(remote));
       },
     );
 
     await loadFeature(signed, options);
-    const links = scripts.filter((node) => node instanceof HTMLLinkElement);
-    expect(
-      links.map(({ rel, as, href, crossOrigin, integrity }) => ({ rel, as, href, crossOrigin, integrity })),
-    ).toEqual([
-      {
-        rel: 'preload',
-        as: 'script',
-        href: signedEntry,
-        crossOrigin: 'anonymous',
-        integrity: signed.integrity,
-      },
-      {
-        rel: 'preload',
-        as: 'script',
-        href: `${STORE}/signed/1.0.0/feature.123.js`,
-        crossOrigin: 'anonymous',
-        integrity: '',
-      },
-      {
-        rel: 'preload',
-        as: 'style',
-        href: `${STORE}/signed/1.0.0/feature.123.css`,
-        crossOrigin: 'anonymous',
-        integrity: '',
-      },
+    // The cache entry a crossorigin="anonymous" script or style sheet uses; the cache's own rules.
+    const ahead = { mode: 'cors', credentials: 'same-origin', cache: 'default' };
+    expect(fetching.mock.calls).toEqual([
+      [signedEntry, ahead],
+      [`${STORE}/signed/1.0.0/feature.123.css`, ahead],
     ]);
-    // Nothing runs from a preload: the verified entry runs only from the loader's own script element.
-    expect(scripts.filter((node) => node instanceof HTMLScriptElement)).toEqual([]);
+    // Nothing was added to the page: what runs is only the loader's own script, with the registry's hash.
+    expect(scripts).toEqual([]);
   });
 
   it('starts loading the release a page opens at before its slot asks, and the slot takes that load once', async () => {

@@ -130,7 +130,7 @@ function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
   if (!retry && current?.key === key) return current.done;
   verified.delete(remote.name);
   const pin = { key, done: Promise.resolve() };
-  pin.done = verifyRelease(remote, { reload: retry, preload }).then(async (release) => {
+  pin.done = verifyRelease(remote, { reload: retry, preload: fetchIntoCache }).then(async (release) => {
     if (retry) await refetchIntoCache([release.entryUrl, ...release.assets]);
     if (pinning.get(remote.name) !== pin) return; // superseded by a newer list or a Retry
     verified.set(remote.name, release);
@@ -149,22 +149,6 @@ function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
 }
 
 /**
- * Starts fetching a release file before the script or style sheet that needs it exists: a `<link rel=preload>`
- * in the same CORS mode (and with the hash, for the entry), so the browser has it when the verified entry and
- * the chunks it loads with their own hashes ask for it. Fetched, never run: nothing here is code the runtime
- * could be made to execute.
- */
-function preload(url: string, integrity = ''): void {
-  const link = document.createElement('link');
-  link.rel = 'preload';
-  link.as = url.endsWith('.css') ? 'style' : 'script';
-  link.crossOrigin = 'anonymous';
-  link.integrity = integrity;
-  link.href = url;
-  document.head.append(link);
-}
-
-/**
  * Starts loading a remote's Feature before its slot asks for it (the remote a page opens at, as soon as the
  * registry lists it): its release is verified, then its entry and Feature module load as {@link loadFeature}
  * would load them, while the shell renders its route; the slot's {@link loadFeature} then takes that load.
@@ -177,20 +161,24 @@ export function preloadFeature(remote: RemoteDescriptor): void {
 }
 
 /**
+ * Fetches a release file into the HTTP cache, where the script or style sheet that needs it will find it
+ * (`reload`: again, past the cached copy). Fetched, never run: the scripts still load only with their hashes.
+ * Not a `<link rel=preload>`: the browser would hand a failed preload (a file missing until the store is
+ * repaired) to the element that asks for it later, Retry included.
+ */
+const fetchIntoCache = (url: string, cache: RequestCache = 'default') =>
+  // Same request mode and credentials as a crossorigin="anonymous" script, so the same cache entry.
+  fetch(url, { mode: 'cors', credentials: 'same-origin', cache })
+    .then((response) => response.arrayBuffer())
+    .catch(() => undefined); // the script load that follows reports what is wrong
+
+/**
  * Fetches files again into the HTTP cache. A browser keeps a file it refused (wrong hash) in its cache, and a
  * release's files are cached as immutable for a year, so without this Retry would meet the refused copy again
- * even after the store was repaired. The scripts still load only with their hashes.
+ * even after the store was repaired.
  */
 async function refetchIntoCache(urls: readonly string[]): Promise<void> {
-  await Promise.all(
-    urls.map(
-      (url) =>
-        // Same request mode and credentials as a crossorigin="anonymous" script, so the same cache entry.
-        fetch(url, { mode: 'cors', credentials: 'same-origin', cache: 'reload' })
-          .then((response) => response.arrayBuffer())
-          .catch(() => undefined), // the script load that follows reports what is wrong
-    ),
-  );
+  await Promise.all(urls.map((url) => fetchIntoCache(url, 'reload')));
 }
 
 /**

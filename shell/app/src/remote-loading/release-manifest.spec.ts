@@ -214,7 +214,7 @@ describe('verifyRelease', () => {
     await expect(failed).rejects.toMatchObject({ reason: 'download' });
   });
 
-  it('has the entry fetched, with the registry hash, while the manifest is on its way, and the listed files once it is checked', async () => {
+  it('has the entry fetched while the manifest is on its way, and the listed files once it is checked', async () => {
     const preloaded: unknown[][] = [];
     let preloadedBeforeTheManifest: unknown[][] | undefined;
     server.use(
@@ -225,7 +225,7 @@ describe('verifyRelease', () => {
     );
 
     await verifyRelease(remote, { reload: false, preload: (...args) => preloaded.push(args) });
-    const entry = [`${STORE}/profile/1.0.0/remoteEntry.js`, remote.integrity];
+    const entry = [`${STORE}/profile/1.0.0/remoteEntry.js`];
     expect(preloadedBeforeTheManifest).toEqual([entry]);
     // Only the listed files inside the release folder, like the assets it returns.
     expect(preloaded).toEqual([
@@ -244,11 +244,11 @@ describe('verifyRelease', () => {
       verifyRelease({ ...remote, manifestIntegrity: '' }, { reload: false, preload }),
     ).rejects.toThrow();
     expect(preload).not.toHaveBeenCalled();
-    // A manifest that is not the published one: the entry was asked for (with its hash) but nothing it lists.
+    // A manifest that is not the published one: the entry was asked for, but nothing it lists.
     await expect(verifyRelease(remote, { reload: false, preload })).rejects.toMatchObject({
       reason: 'refused',
     });
-    expect(preload.mock.calls).toEqual([[`${STORE}/profile/1.0.0/remoteEntry.js`, remote.integrity]]);
+    expect(preload.mock.calls).toEqual([[`${STORE}/profile/1.0.0/remoteEntry.js`]]);
     preload.mockClear();
     serve(genuine);
     await verifyRelease(remote, { reload: true, preload });

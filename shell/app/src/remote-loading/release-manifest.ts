@@ -92,11 +92,11 @@ export interface VerifyOptions {
   readonly reload: boolean;
   /**
    * Told each file the release will load as soon as it is known, to start fetching it (never running it):
-   * the entry, with the registry's hash, while the manifest is still being fetched and checked (every remote's
-   * is {@link REMOTE_ENTRY_FILE} beside its manifest), then the chunks and style sheets the checked manifest
+   * the entry while the manifest is still being fetched and checked (every remote's is
+   * {@link REMOTE_ENTRY_FILE} beside its manifest), then the chunks and style sheets the checked manifest
    * lists. Not on reload, and nothing for a release the registry recorded no valid hashes of.
    */
-  readonly preload?: (url: string, integrity?: string) => void;
+  readonly preload?: (url: string) => unknown;
 }
 
 /**
@@ -118,7 +118,7 @@ export async function verifyRelease(
   if (!isIntegrity(remote.integrity)) {
     throw refuse('the registry recorded no valid hash of its remoteEntry.js');
   }
-  if (!reload) preload?.(new URL(REMOTE_ENTRY_FILE, remote.entry).href, remote.integrity);
+  if (!reload) preload?.(new URL(REMOTE_ENTRY_FILE, remote.entry).href);
   const unreachable = (detail: string, cause?: unknown) =>
     new RemoteLoadError(
       remote,
