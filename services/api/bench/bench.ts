@@ -4,7 +4,9 @@
 // DPoP proof per request, as the browser sends), (b) the same API with token checking replaced by a fixed
 // caller, and (d) bare Fastify; (c) is the API's public JSON route; (e) is `/api/me` on the same API with a
 // bearer token (a deployer's, whose tokens are not DPoP-bound) and (h) `/api/remotes` with it, the registry
-// holding 1,000 remotes of 50 versions each (20 for everyone, the rest for 49 teams); with BENCH_POSTGRES_URL, (f) and (g) are
+// holding 1,000 remotes of 50 versions each (20 for everyone, the rest for 49 teams), and (i) the same while
+// field telemetry floods the same server (BENCH_FLOOD_RATE batches a second, 200, from FLOOD_PEOPLE people with
+// DPoP-bound tokens, each batch reporting on two of the remotes they are served); with BENCH_POSTGRES_URL, (f) and (g) are
 // `/api/me` with that bearer token and the public JSON route of the API on PostgreSQL. Servers run pinned to
 // core 0, the load generator (autocannon, one long-lived process) to core 1. After a warm-up, ROUNDS
 // interleaved rounds measure each target for DURATION seconds. Each ratio is the median over the rounds of
@@ -26,6 +28,11 @@ const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 9);
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 3);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 16);
 const REGISTRY_SIZE = 1_000;
+// The telemetry flood of (i): batches a second, over this many people (round-robin, so each stays far below
+// TELEMETRY_REPORTS_PER_MINUTE and nearly every batch is accepted and written: the costly case).
+const FLOOD_RATE = Number(process.env['BENCH_FLOOD_RATE'] ?? 200);
+const FLOOD_PEOPLE = 2_000;
+const FLOOD_CONNECTIONS = 8;
 const here = import.meta.dirname;
 const haveTaskset = spawnSync('taskset', ['--version']).status === 0;
 const pinned = (core: number, command: string[]) =>
@@ -52,6 +59,28 @@ const proofRecipe: ProofRecipe = {
   accessToken: token,
 };
 const freshProof = proofSigner(proofRecipe);
+// The flood's people: shell tokens bound to the same key (the API checks each proof against its token's jkt),
+// and what each one's shell reports: a load and a render of two of the remotes everybody is served (bench0 to
+// bench19 at 1.49.0, see bench-server.ts).
+const boundTo = await calculateJwkThumbprint({ kty, crv, x, y });
+const floodPeople = await Promise.all(
+  Array.from({ length: FLOOD_PEOPLE }, async (_, index) => ({
+    token: await issuer.mint({
+      expiresIn: '1h',
+      claims: { sub: `flood-${index}`, cnf: { jkt: boundTo } },
+    }),
+    body: JSON.stringify({
+      reports: [index % 20, (index + 7) % 20].map((remote) => ({
+        remote: `bench${remote}`,
+        version: '1.49.0',
+        loadMs: [180 + (index % 50)],
+        renderMs: [40 + (index % 30)],
+        failures: { download: 0, integrity: 0, timeout: 0, render: index % 25 === 0 ? 1 : 0 },
+        vitals: [{ name: 'LCP', rating: 'good' }],
+      })),
+    }),
+  })),
+);
 // A pool too small would make the generator sign during the measurement: sized for well above the rate
 // measured last time for the target.
 const POOL_HEADROOM = 1.5;
@@ -106,6 +135,8 @@ interface Target {
   readonly auth: 'dpop' | 'bearer' | 'none';
   /** The server process answering it. */
   readonly pid: number;
+  /** Whether field telemetry floods the same server meanwhile (the load generator's `flood`). */
+  readonly flood?: boolean;
 }
 
 // CPU seconds a process has used (user + system), from /proc (Linux); undefined elsewhere. `taskset` execs
@@ -119,6 +150,9 @@ function cpuSecondsOf(pid: number): number | undefined {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
+
+/** What the telemetry flood sent over all of (i)'s windows, and how it was answered. */
+const floodCounts = { sent: 0, accepted: 0, limited: 0, seconds: 0 };
 
 /** The load generator, started once; `load()` sends it one measurement at a time. */
 function startLoadGenerator() {
@@ -139,8 +173,17 @@ function startLoadGenerator() {
     }[target.auth];
     const pool = Math.max(MIN_POOL, Math.ceil((lastRate.get(target) ?? 0) * seconds * POOL_HEADROOM));
     const dpop = target.auth === 'dpop' ? { ...proofRecipe, pool } : undefined;
+    const flood = target.flood
+      ? {
+          url: `http://127.0.0.1:${ports.api}/api/telemetry`,
+          rate: FLOOD_RATE,
+          connections: FLOOD_CONNECTIONS,
+          privateJwk: dpopKey,
+          people: floodPeople,
+        }
+      : undefined;
     child.stdin.write(
-      `${JSON.stringify({ url: target.url, seconds, connections: CONNECTIONS, headers, dpop })}\n`,
+      `${JSON.stringify({ url: target.url, seconds, connections: CONNECTIONS, headers, dpop, flood })}\n`,
     );
     const answer = await Promise.race([answers.next(), exited]);
     if (answer.done) throw new Error('the load generator stopped answering');
@@ -148,8 +191,20 @@ function startLoadGenerator() {
       requestsPerSecond: number;
       failures: number;
       signedDuringMeasurement: number;
+      flood?: { sent: number; accepted: number; limited: number; failures: number };
     };
     if (result.failures) throw new Error(`${target.label}: ${result.failures} non-2xx responses or errors`);
+    if (result.flood) {
+      if (result.flood.failures) {
+        throw new Error(
+          `${target.label}: the telemetry flood got ${result.flood.failures} 5xx, other 4xx or errors`,
+        );
+      }
+      floodCounts.sent += result.flood.sent;
+      floodCounts.accepted += result.flood.accepted;
+      floodCounts.limited += result.flood.limited;
+      floodCounts.seconds += seconds;
+    }
     if (result.signedDuringMeasurement) {
       console.log(
         `${target.label}: pool ran dry, ${result.signedDuringMeasurement} proofs signed while measuring`,
@@ -230,6 +285,13 @@ try {
       auth: 'bearer',
       pid: apiPid,
     },
+    {
+      label: `i: the same as h, during a telemetry flood of ${FLOOD_RATE} batches/s`,
+      url: `${api}/api/remotes`,
+      auth: 'bearer',
+      pid: apiPid,
+      flood: true,
+    },
     ...(postgresPid
       ? ([
           {
@@ -255,6 +317,7 @@ try {
   );
   const load = startLoadGenerator();
   for (const target of targets) await load(target, 2);
+  Object.assign(floodCounts, { sent: 0, accepted: 0, limited: 0, seconds: 0 });
   const rates = targets.map((): number[] => []);
   const busy = targets.map((): number[] => []);
   for (let round = 0; round < ROUNDS; round += 1) {
@@ -290,6 +353,8 @@ try {
     // Issue targets: /api/me authenticated against the public JSON route of the same server.
     me_ratio_sqlite: perRound('e', 'c'),
     remotes_ratio: perRound('h', 'c'),
+    // Issue target: /api/remotes throughput while field telemetry floods the same server, over without.
+    remotes_under_telemetry_flood_ratio: perRound('i', 'h'),
     ...(postgresPid ? { me_ratio_postgres: perRound('f', 'g') } : {}),
     // For comparison: the same with a DPoP proof on every request.
     me_dpop_ratio_sqlite: perRound('a', 'c'),
@@ -300,6 +365,10 @@ try {
         `(lowest ${Math.min(...values).toFixed(2)}, highest ${Math.max(...values).toFixed(2)})`,
     );
   }
+  console.log(
+    `telemetry flood during (i): ${floodCounts.sent} batches in ${floodCounts.seconds} s, ` +
+      `${floodCounts.accepted} accepted, ${floodCounts.limited} rate limited (429), no other answer`,
+  );
   // Issue 14's targets, printed beside their figures.
   const issueTargets: Record<string, string> = {
     me_ratio_sqlite: '>= 0.4',
@@ -310,6 +379,9 @@ try {
     const target = issueTargets[name];
     console.log(`${name}=${median(values).toFixed(2)}${target ? ` (target ${target})` : ''}`);
   }
+  console.log(
+    `telemetry_flood_accepted_per_second=${(floodCounts.accepted / floodCounts.seconds).toFixed(0)}`,
+  );
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await issuer.close();

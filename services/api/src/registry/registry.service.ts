@@ -21,7 +21,7 @@ import {
   type PublishVersion,
   type UpdateRemote,
 } from './registry.schemas.js';
-import { type ActiveRemote, ActiveRemotes } from './active-remotes.js';
+import { type ActiveRemote, ActiveRemotes, type ActiveRemotesSnapshot } from './active-remotes.js';
 import { inCanary } from './cohort.js';
 import { assertMayDeploy, requireDeployRole } from './registry.roles.js';
 import { RemoteVersion } from './remote-version.entity.js';
@@ -79,19 +79,26 @@ export class RegistryService {
   }
 
   /**
-   * What field telemetry needs of {@link listForUser}, without building the answer: per remote the caller may
-   * use, the version they are served and whether a canary of that remote is running.
+   * What field telemetry needs of {@link listForUser}, for the few remotes a report names and without building
+   * the answer: of each that the caller may use, the version they are served and whether a canary of it runs.
    */
   async servedVersions(
     user: AuthenticatedUser,
+    names: readonly string[],
   ): Promise<Map<string, { readonly version: string; readonly canaryRunning: boolean }>> {
-    const { remotes } = await this.activeRemotes.get();
-    return new Map(
-      servedTo(remotes, user).map(({ entry, canaryRunning }) => [
-        entry.name,
-        { version: entry.version, canaryRunning },
-      ]),
-    );
+    const snapshot = await this.activeRemotes.get();
+    let index = remotesByName.get(snapshot);
+    if (!index) {
+      index = new Map(snapshot.remotes.map((remote) => [remote.name, remote]));
+      remotesByName.set(snapshot, index);
+    }
+    const served = new Map<string, { version: string; canaryRunning: boolean }>();
+    for (const name of names) {
+      const remote = index.get(name);
+      const entry = remote && serve(remote, user);
+      if (entry) served.set(name, { version: entry.entry.version, canaryRunning: entry.canaryRunning });
+    }
+    return served;
   }
 
   /** Creates a remote with its settings and owner (an administrator's act); it has no version yet. */
@@ -346,21 +353,29 @@ function toVersionDoc(version: RemoteVersion): VersionDoc {
   };
 }
 
-/**
- * The remotes whose required roles the caller all holds, each with the version the caller is served: the
- * active one, or the running canary's when the caller is in its audience.
- */
-function servedTo(
-  remotes: readonly ActiveRemote[],
-  user: AuthenticatedUser,
-): Array<{ entry: RemoteEntry; getsCanary: boolean; canaryRunning: boolean }> {
-  return remotes
-    .filter((remote) => remote.requiredRoles.every((role) => user.roles.includes(role)))
-    .map(({ requiredRoles: _requiredRoles, canary, ...stable }) => {
-      if (!canary || !inCanary(canary, stable.name, user)) {
-        return { entry: stable, getsCanary: false, canaryRunning: canary !== undefined };
-      }
-      const { percent: _percent, roles: _roles, ...version } = canary;
-      return { entry: { ...stable, ...version }, getsCanary: true, canaryRunning: true };
-    });
+/** Each copy of the registry's remotes by name, made once per copy (field telemetry looks up a few). */
+const remotesByName = new WeakMap<ActiveRemotesSnapshot, ReadonlyMap<string, ActiveRemote>>();
+
+/** What the caller is served of one remote: nothing without all its required roles. */
+interface Served {
+  readonly entry: RemoteEntry;
+  /** Whether the caller gets the running canary. */
+  readonly getsCanary: boolean;
+  readonly canaryRunning: boolean;
+}
+
+/** The active version of `remote`, or its running canary's when the caller is in the canary's audience. */
+function serve(remote: ActiveRemote, user: AuthenticatedUser): Served | undefined {
+  if (!remote.requiredRoles.every((role) => user.roles.includes(role))) return undefined;
+  const { requiredRoles: _requiredRoles, canary, ...stable } = remote;
+  if (!canary || !inCanary(canary, stable.name, user)) {
+    return { entry: stable, getsCanary: false, canaryRunning: canary !== undefined };
+  }
+  const { percent: _percent, roles: _roles, ...version } = canary;
+  return { entry: { ...stable, ...version }, getsCanary: true, canaryRunning: true };
+}
+
+/** The remotes whose required roles the caller all holds, each as {@link serve} serves it. */
+function servedTo(remotes: readonly ActiveRemote[], user: AuthenticatedUser): Served[] {
+  return remotes.flatMap((remote) => serve(remote, user) ?? []);
 }

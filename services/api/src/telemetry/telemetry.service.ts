@@ -167,7 +167,10 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
     const wait = this.limiter.take(user.sub);
     if (wait > 0)
       throw new RateLimitedError('Telemetry batches', this.config.telemetry.reportsPerMinute, wait);
-    const served = await this.registry.servedVersions(user);
+    const served = await this.registry.servedVersions(
+      user,
+      batch.reports.map((report) => report.remote),
+    );
     const accepted = batch.reports.filter((report) => served.get(report.remote)?.version === report.version);
     const minute = Math.floor(now.getTime() / MINUTE_MS);
     for (const report of accepted) {
