@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
 import { buildStale } from '../dev/build.ts';
+import { CHROMIUM_FLAGS } from '../dev/chromium-flags.ts';
 import { startStack, type Stack } from '../dev/stack.ts';
 import { ensureChromium, ensureNginx, systemContext } from '../dev/system-parts.ts';
 import { buildLocalFeatureShell, localRemote } from './local-feature/build.ts';
@@ -87,15 +88,7 @@ try {
   cleanups.push(() => stack.stop());
   browser = await chromium.launch({
     executablePath: chromiumPath,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: [...CHROMIUM_FLAGS],
   });
   cleanups.push(() => browser.close());
 } catch (error) {
