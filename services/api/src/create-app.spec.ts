@@ -1,24 +1,16 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/create-test-app.js';
 import { ERROR_CATALOGUE } from './common/errors/error-catalogue.js';
 import { type LocalIssuer, startLocalIssuer } from '../test/local-issuer.js';
+import { captureLogLines } from '../test/log-lines.js';
 
 describe('operations: OpenAPI, logs, request ids, security headers', () => {
   let issuer: LocalIssuer;
   let api: TestApp;
-  const lines: Array<Record<string, unknown>> = [];
+  const { lines, destination } = captureLogLines();
 
   beforeAll(async () => {
     issuer = await startLocalIssuer();
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-          lines.push(JSON.parse(line) as Record<string, unknown>);
-        }
-        callback();
-      },
-    });
     api = await createTestApp(
       { OIDC_ISSUER_URL: issuer.issuer, LOG_LEVEL: 'log' },
       { logDestination: destination },

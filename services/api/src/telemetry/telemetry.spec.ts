@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { MikroORM, RequestContext } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
@@ -10,6 +9,7 @@ import type { RolloutDoc } from '../registry/rollout.schemas.js';
 import { RemoteHealth } from './remote-health.entity.js';
 import { TELEMETRY_WRITE_EVERY_MS, TelemetryService } from './telemetry.service.js';
 import type { RemoteHealthDoc, VersionReport } from './telemetry.schemas.js';
+import { captureLogLines } from '../../test/log-lines.js';
 
 interface AuditBody {
   items: Array<{ actor: string; action: string; target: string; details: Record<string, unknown> }>;
@@ -26,15 +26,7 @@ describe('field telemetry and automatic rollback', () => {
   let admin: string;
   let deployer: string;
   const canaryPeople: string[] = [];
-  const logLines: Array<Record<string, unknown>> = [];
-  const logDestination = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-        logLines.push(JSON.parse(line) as Record<string, unknown>);
-      }
-      callback();
-    },
-  });
+  const { lines: logLines, destination: logDestination } = captureLogLines();
   const stablePeople: string[] = [];
 
   const mintPerson = (sub: string, roles = ['atrium-user']) =>

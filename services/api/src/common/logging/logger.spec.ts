@@ -1,34 +1,13 @@
-import { Writable } from 'node:stream';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureLogLines } from '../../../test/log-lines.js';
 import { createRootLogger, PinoNestLogger, withRequestId } from './logger.js';
-
-function collectLines() {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      }
-      callback();
-    },
-  });
-  return { lines, destination };
-}
 
 describe('PinoNestLogger', () => {
   it('names the request being handled on every line, errors included, and none outside a request', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-          lines.push(JSON.parse(line) as Record<string, unknown>);
-        }
-        callback();
-      },
-    });
+    const { lines, destination } = captureLogLines();
     const logger = new PinoNestLogger(createRootLogger('log', destination));
     await new Promise<void>((resolve) =>
       withRequestId('req-42', () => {
@@ -62,7 +41,7 @@ describe('trace ids on log lines (tracing on)', () => {
   const tracer = new TracerProvider().getTracer('logger-spec');
 
   it('names the active span beside the request id, later in the request too, and nothing outside a span', async () => {
-    const { lines, destination } = collectLines();
+    const { lines, destination } = captureLogLines();
     const logger = new PinoNestLogger(createRootLogger('log', destination, { traceIds: true }));
     const span = tracer.startSpan('GET /api/me');
     await new Promise<void>((resolve) =>
@@ -87,7 +66,7 @@ describe('trace ids on log lines (tracing on)', () => {
   });
 
   it('leaves them out when tracing is off, even inside a span', () => {
-    const { lines, destination } = collectLines();
+    const { lines, destination } = captureLogLines();
     const logger = new PinoNestLogger(createRootLogger('log', destination));
     const span = tracer.startSpan('GET /api/me');
     context.with(trace.setSpan(context.active(), span), () => logger.log('handled', 'MeController'));

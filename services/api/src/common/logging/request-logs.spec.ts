@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../../test/local-issuer.js';
 import { RegistryService } from '../../registry/registry.service.js';
+import { captureLogLines } from '../../../test/log-lines.js';
 
 /*
  * Every line the API writes while it handles a request names that request, whatever answers it: success,
@@ -15,18 +15,10 @@ describe('request ids on every log line', () => {
   let issuer: LocalIssuer;
   let api: TestApp;
   let base: string;
-  const lines: Array<Record<string, unknown>> = [];
+  const { lines, destination } = captureLogLines();
 
   beforeAll(async () => {
     issuer = await startLocalIssuer();
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-          lines.push(JSON.parse(line) as Record<string, unknown>);
-        }
-        callback();
-      },
-    });
     api = await createTestApp(
       { OIDC_ISSUER_URL: issuer.issuer, LOG_LEVEL: 'log' },
       { logDestination: destination, nestLogs: true },
