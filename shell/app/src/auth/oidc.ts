@@ -6,6 +6,7 @@ import {
   type UserManagerSettings,
 } from 'oidc-client-ts';
 import type { RuntimeConfig } from '../config/runtime-config';
+import { DPoPKeyCache } from './dpop-key-cache';
 import { IDENTITY_PROVIDER_TIMEOUT_SECONDS } from './identity-provider';
 import { SharedUserManager, type SessionSharing } from './shared-user-manager';
 
@@ -19,7 +20,10 @@ export interface SigninState {
 /** Where the shell's OIDC client keeps things; the defaults are the browser's. */
 export interface UserManagerEnvironment {
   readonly origin?: string;
-  /** Where the DPoP key pair lives; defaults to IndexedDB, shared by the tabs of the origin. */
+  /**
+   * Where the DPoP key pair lives; defaults to IndexedDB, shared by the tabs of the origin, read once per page
+   * ({@link DPoPKeyCache}).
+   */
   readonly dpopStore?: DPoPStore;
   readonly sharing?: SessionSharing;
 }
@@ -36,7 +40,7 @@ export function createUserManager(
   config: RuntimeConfig,
   {
     origin = window.location.origin,
-    dpopStore = new IndexedDbDPoPStore(),
+    dpopStore = new DPoPKeyCache(new IndexedDbDPoPStore()),
     sharing,
   }: UserManagerEnvironment = {},
 ): SharedUserManager {

@@ -3,8 +3,10 @@
 import { locks } from 'node:worker_threads';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
+import { calculateJwkThumbprint, decodeProtectedHeader, type JWK } from 'jose';
 import { UserManager, type User } from 'oidc-client-ts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DPoPKeyCache } from './dpop-key-cache';
 import { createUserManager } from './oidc';
 import type { SharedUserManager } from './shared-user-manager';
 import { fakeKeycloak, MemoryDPoPStore } from './testing/fake-keycloak';
@@ -158,6 +160,35 @@ describe('SharedUserManager', () => {
 
     expect(renewed?.access_token).toBe(replacement.access_token);
     expect((await tabA.getUser())?.access_token).toBe(replacement.access_token);
+  });
+
+  it("signs with the key of another tab's new sign-in, not the one it held in memory", async () => {
+    // Each tab holds the key pair in memory, over the origin's one store.
+    const openCachingTab = () => {
+      const tab = createUserManager(keycloak.config, {
+        dpopStore: new DPoPKeyCache(dpopStore),
+        sharing: { locks },
+      });
+      tabs.push(tab);
+      return tab;
+    };
+    const [tabA, tabB] = [openCachingTab(), openCachingTab()];
+    const keyOfProof = async (tab: SharedUserManager) => {
+      const proof = await tab.dpopProof('https://api.example/api/me', (await tab.getUser())!, 'GET');
+      return calculateJwkThumbprint(decodeProtectedHeader(proof!).jwk as JWK);
+    };
+    const before = await keyOfProof(tabA);
+
+    const unloadedInA = nextEvent((listener) => tabA.events.addUserUnloaded(listener));
+    await tabB.removeUser();
+    await unloadedInA;
+    const loadedInA = nextEvent((listener) => tabA.events.addUserLoaded(listener));
+    const after = await tabB.generateDPoPJkt({ store: tabB.settings.dpop!.store });
+    await tabB.storeUser(keycloak.signedInUser('signed-in-again'));
+    await loadedInA;
+
+    expect(after).not.toBe(before);
+    expect(await keyOfProof(tabA)).toBe(after);
   });
 
   it('still reports a refused renewal when no other session took its place', async () => {

@@ -1,4 +1,5 @@
 import { UserManager, type User, type UserManagerSettings, type UseRefreshTokenArgs } from 'oidc-client-ts';
+import { DPoPKeyCache } from './dpop-key-cache';
 
 /** How the tabs of one browser share a session; the defaults are the browser's own. */
 export interface SessionSharing {
@@ -104,6 +105,9 @@ export class SharedUserManager extends UserManager {
   }
 
   async #onMessage(message: SessionMessage): Promise<void> {
+    // Another tab signed out (its key pair is gone) or stored a session: read the key pair afresh.
+    const dpopStore = this.settings.dpop?.store;
+    if (dpopStore instanceof DPoPKeyCache) dpopStore.forget();
     if (message === 'stored') {
       const user = await this._loadUser();
       if (user === null) return;

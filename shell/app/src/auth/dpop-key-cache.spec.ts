@@ -1,0 +1,96 @@
+import { DPoPState } from 'oidc-client-ts';
+import { describe, expect, it } from 'vitest';
+import { DPoPKeyCache } from './dpop-key-cache';
+import { MemoryDPoPStore } from './testing/fake-keycloak';
+
+/** The origin's store (IndexedDB in the browser), counting its reads. */
+class CountingStore extends MemoryDPoPStore {
+  reads = 0;
+  failNextRead = false;
+  override get(key: string) {
+    this.reads += 1;
+    if (this.failNextRead) {
+      this.failNextRead = false;
+      return Promise.reject(new Error('IndexedDB is closing'));
+    }
+    return super.get(key);
+  }
+}
+
+const keyPair = () =>
+  crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
+
+describe('DPoPKeyCache', () => {
+  it('reads the store once for all the proofs of a page', async () => {
+    const store = new CountingStore();
+    const state = new DPoPState(await keyPair());
+    await store.set('shell', state);
+    const cache = new DPoPKeyCache(store);
+
+    const read = await Promise.all([cache.get('shell'), cache.get('shell'), cache.get('shell')]);
+
+    expect(read.every((each) => each === state)).toBe(true);
+    expect(store.reads).toBe(1);
+  });
+
+  it('starts the read ahead with warm(), so the first proof finds the key in memory', async () => {
+    const store = new CountingStore();
+    await store.set('shell', new DPoPState(await keyPair()));
+    const cache = new DPoPKeyCache(store);
+
+    cache.warm();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await cache.get('shell');
+
+    expect(store.reads).toBe(1);
+  });
+
+  it('does not keep a missing key or a failed read', async () => {
+    const store = new CountingStore();
+    const cache = new DPoPKeyCache(store);
+    expect(await cache.get('shell')).toBeUndefined();
+
+    const state = new DPoPState(await keyPair());
+    await store.set('shell', state); // another tab signed in
+    store.failNextRead = true;
+    await expect(cache.get('shell')).rejects.toThrow('IndexedDB is closing');
+
+    expect(await cache.get('shell')).toBe(state);
+    expect(store.reads).toBe(3);
+  });
+
+  it('reads the store again after forget(), remove() and set(), never answering with the old key', async () => {
+    const store = new CountingStore();
+    const first = new DPoPState(await keyPair());
+    await store.set('shell', first);
+    const cache = new DPoPKeyCache(store);
+    expect(await cache.get('shell')).toBe(first);
+
+    const second = new DPoPState(await keyPair());
+    await store.set('shell', second); // replaced by another tab, which then says so
+    cache.forget();
+    expect(await cache.get('shell')).toBe(second);
+
+    await cache.remove('shell');
+    expect(await cache.get('shell')).toBeUndefined();
+    const third = new DPoPState(await keyPair());
+    await cache.set('shell', third);
+    expect(await cache.get('shell')).toBe(third);
+    expect(await store.get('shell')).toBe(third);
+  });
+
+  it('drops a read that was under way when the key pair changed', async () => {
+    const store = new CountingStore();
+    const first = new DPoPState(await keyPair());
+    await store.set('shell', first);
+    const cache = new DPoPKeyCache(store);
+
+    const pending = cache.get('shell');
+    const second = new DPoPState(await keyPair());
+    await store.set('shell', second);
+    cache.forget();
+
+    expect(await pending).toBe(first); // that proof was already under way with the old key
+    expect(await cache.get('shell')).toBe(second);
+  });
+});
