@@ -1,24 +1,35 @@
 import { useAsyncResource } from '@atrium/sdk/ui';
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
-import { AuthProvider } from 'react-oidc-context';
-import type { User } from 'oidc-client-ts';
+import { AuthProvider, hasAuthParams } from 'react-oidc-context';
+import { IndexedDbDPoPStore, type User } from 'oidc-client-ts';
 import { AuthGate } from '../auth/auth-gate';
 import { keepAccountActionResult } from '../auth/account-action-callback';
+import { DPoPKeyCache } from '../auth/dpop-key-cache';
 import { discoveryProbe, IdentityProviderMonitor } from '../auth/identity-provider';
 import { IdentityProviderMonitorProvider, IdentityProviderNotice } from '../auth/identity-provider-notice';
 import { createUserManager, safeReturnTo } from '../auth/oidc';
 import { ConfigError, loadRuntimeConfig } from '../config/runtime-config';
 import { StatusPanel } from '../layout/status-panel';
+import { warmRelease } from '../remote-loading/federation';
+import { forgetRemotes, recallRoutedRemote } from '../remote-loading/remembered-remotes';
 import { requestRemotesEarly } from './early-remotes';
 import { SignedInShell } from './signed-in-shell';
 
 /**
- * The run-time config and the OIDC client for it. The list of features is asked for as soon as the config is
- * read (./early-remotes.ts), before React renders the session's loading: that render would delay it.
+ * The run-time config and the OIDC client for it. While the config loads, the page reads its DPoP key
+ * (../auth/dpop-key-cache.ts) and starts checking the release it opens at, as the registry listed it last time
+ * (../remote-loading/remembered-remotes.ts); the list of features is asked for as soon as the config is read
+ * (./early-remotes.ts), before React renders the session's loading: that render would delay it.
  */
 async function loadConfig() {
+  const dpopStore = new DPoPKeyCache(new IndexedDbDPoPStore());
+  dpopStore.warm();
+  const remembered = hasAuthParams() ? undefined : recallRoutedRemote(window.location.pathname);
+  if (remembered) warmRelease(remembered);
   const config = await loadRuntimeConfig();
-  const userManager = createUserManager(config);
+  const userManager = createUserManager(config, { dpopStore });
+  // Signing out (here or in another tab) forgets which features this browser saw.
+  userManager.events.addUserUnloaded(() => forgetRemotes());
   const earlyRemotes = requestRemotesEarly(userManager, config.apiBaseUrl, config.remotesUrl);
   return { config, userManager, earlyRemotes };
 }

@@ -14,6 +14,7 @@ import type { RuntimeConfig } from '../config/runtime-config';
 import { AppHeader } from '../layout/app-header';
 import { MainContent } from '../layout/main-content';
 import { preloadFeature, registerFeatureRemotes } from '../remote-loading/federation';
+import { rememberRemotes, routedRemote } from '../remote-loading/remembered-remotes';
 import { getRemotes } from '../remote-loading/remotes-list';
 import { useAccountActionsValue } from './account-actions';
 import { AppRoutes } from './routes';
@@ -109,11 +110,11 @@ function useRemotes(
       const pending = early.current;
       early.current = undefined;
       const listed = (await pending) ?? (await getRemotes(api, remotesUrl, signal));
+      rememberRemotes(listed);
       const remotes = applyDevOverrides ? await applyDevOverrides(listed) : listed;
       if (!signal.aborted) {
         registerFeatureRemotes(remotes);
-        const { pathname } = window.location;
-        const routed = remotes.find(({ path }) => pathname === path || pathname.startsWith(`${path}/`));
+        const routed = routedRemote(remotes, window.location.pathname);
         if (routed) preloadFeature(routed);
       }
       return remotes;

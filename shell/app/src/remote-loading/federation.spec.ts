@@ -19,6 +19,7 @@ const {
   loadFeature,
   preloadFeature,
   registerFeatureRemotes,
+  warmRelease,
 } = await import('./federation');
 
 const release = (remote: RemoteDescriptor): VerifiedRelease => ({
@@ -190,6 +191,60 @@ describe('loadFeature', () => {
     preloadFeature(signed);
     await expect(loadFeature(signed, options)).rejects.toBe(refused);
     expect(runtime.loadRemote).not.toHaveBeenCalled();
+  });
+
+  it("uses the check started from the last page's list when the fresh list names that very release", async () => {
+    warmRelease(signed);
+    expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
+    // Nothing of it may run before the fresh list: the runtime does not know the remote yet.
+    expect(runtime.registerRemotes).not.toHaveBeenCalled();
+    expect(() => plugin.afterMatchRemote!({ remoteInfo: remoteInfo() } as never)).toThrow(RemoteRefusedError);
+
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+    await expect(loadFeature(signed, options)).resolves.toEqual({ Feature });
+
+    expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
+    expect(runtime.registerRemotes).toHaveBeenCalledWith(
+      [{ name: 'signed', entry: signedEntry, type: 'global', entryGlobalName: 'signed' }],
+      { force: true },
+    );
+  });
+
+  it('checks the release the fresh list names when it is not the one remembered (new hash, new version)', async () => {
+    warmRelease(signed);
+    const rehashed = { ...signed, integrity: `sha384-${'c'.repeat(64)}` };
+    registerFeatureRemotes([rehashed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+
+    await loadFeature(rehashed, options);
+
+    expect(manifests.verifyRelease).toHaveBeenCalledTimes(2);
+    expect(manifests.verifyRelease).toHaveBeenLastCalledWith(
+      rehashed,
+      expect.objectContaining({ reload: false }),
+    );
+  });
+
+  it('forgets a remembered release the fresh list no longer names', async () => {
+    warmRelease(signed);
+    registerFeatureRemotes([]);
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+
+    await loadFeature(signed, options);
+
+    expect(manifests.verifyRelease).toHaveBeenCalledTimes(2);
+  });
+
+  it('checks again when the check started from the last list failed', async () => {
+    manifests.verifyRelease.mockRejectedValueOnce(new RemoteLoadError(signed, 'download', 'store down'));
+    warmRelease(signed);
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+
+    await expect(loadFeature(signed, options)).resolves.toEqual({ Feature });
+    expect(manifests.verifyRelease).toHaveBeenCalledTimes(2);
   });
 
   it('verifies again when the registry lists another release of the remote', async () => {

@@ -116,6 +116,26 @@ const releaseKey = (remote: RemoteDescriptor) =>
 /** The Feature module of the remote a page opens at, loading since the list named it; its slot takes it once. */
 const ahead = new Map<string, { readonly key: string; readonly module: Promise<RemoteModule | null> }>();
 
+/**
+ * Checks of releases started before the registry's fresh list arrived, from the list the previous page kept
+ * (./remembered-remotes.ts), by remote name. {@link pinRelease} takes one only for exactly the release the fresh
+ * list names (same entry, same hashes): then it is the very check pinRelease would make, only started sooner.
+ */
+const warming = new Map<
+  string,
+  { readonly key: string; readonly release: Promise<VerifiedRelease | undefined> }
+>();
+
+/**
+ * Starts checking a release the registry listed on an earlier page, and fetching its entry and chunks into the
+ * HTTP cache, while the page still asks the registry what it lists now. Nothing runs from it: the fresh list
+ * decides, and a release it no longer names is never used ({@link pinRelease}, {@link registerFeatureRemotes}).
+ */
+export function warmRelease(remote: RemoteDescriptor): void {
+  const release = verifyRelease(remote, { reload: false, preload: fetchIntoCache }).catch(() => undefined);
+  warming.set(remote.name, { key: releaseKey(remote), release });
+}
+
 /** Verifies `remote`'s release and has the runtime load its verified entry and its Feature module. */
 const loadVerified = (remote: RemoteDescriptor, retry: boolean) =>
   pinRelease(remote, retry).then(() => loadRemote<RemoteModule>(`${remote.name}/${FEATURE_MODULE.slice(2)}`));
@@ -129,8 +149,13 @@ function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
   const current = pinning.get(remote.name);
   if (!retry && current?.key === key) return current.done;
   verified.delete(remote.name);
+  const warm = warming.get(remote.name);
+  warming.delete(remote.name);
+  const check = () => verifyRelease(remote, { reload: retry, preload: fetchIntoCache });
+  // A warm check that failed proves nothing (the store may have been down a moment ago): check again.
+  const checking = !retry && warm?.key === key ? warm.release.then((checked) => checked ?? check()) : check();
   const pin = { key, done: Promise.resolve() };
-  pin.done = verifyRelease(remote, { reload: retry, preload: fetchIntoCache }).then(async (release) => {
+  pin.done = checking.then(async (release) => {
     if (retry) await refetchIntoCache([release.entryUrl, ...release.assets]);
     if (pinning.get(remote.name) !== pin) return; // superseded by a newer list or a Retry
     verified.set(remote.name, release);
@@ -189,11 +214,12 @@ async function refetchIntoCache(urls: readonly string[]): Promise<void> {
 export function registerFeatureRemotes(remotes: readonly RemoteDescriptor[]): void {
   registerPlugins([releasePinningPlugin]);
   const listed = new Set(remotes.map(({ name }) => name));
-  for (const name of [...verified.keys(), ...pinning.keys(), ...ahead.keys()]) {
+  for (const name of [...verified.keys(), ...pinning.keys(), ...ahead.keys(), ...warming.keys()]) {
     if (listed.has(name)) continue;
     verified.delete(name);
     pinning.delete(name);
     ahead.delete(name);
+    warming.delete(name);
   }
 }
 
