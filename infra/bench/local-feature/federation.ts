@@ -14,6 +14,8 @@ export function registerFeatureRemotes(): void {}
 
 export function preloadFeature(): void {}
 
+export function warmRelease(): void {}
+
 export function loadFeature(remote: Listed): Promise<unknown> {
   if (remote.name !== LOCAL_REMOTE.name) {
     return Promise.reject(new Error(`${remote.title} is not part of this build.`));

@@ -10,3 +10,8 @@ export class RemotesListError extends Error {
 export function getRemotes(): Promise<readonly LocalRemote[]> {
   return Promise.resolve([LOCAL_REMOTE]);
 }
+
+/** A remembered list is never read back: the build's one feature needs no release checked ahead. */
+export function parseRemotes(): readonly LocalRemote[] {
+  return [];
+}
