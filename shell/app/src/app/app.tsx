@@ -15,11 +15,14 @@ import { forgetRemotes, recallRoutedRemote } from '../remote-loading/remembered-
 import { requestRemotesEarly } from './early-remotes';
 import { SignedInShell } from './signed-in-shell';
 
+/** How long the first render waits at most for the early list's request to leave (./early-remotes.ts). */
+const EARLY_REQUEST_WAIT_MS = 50;
+
 /**
  * The run-time config and the OIDC client for it. While the config loads, the page reads its DPoP key
  * (../auth/dpop-key-cache.ts) and starts checking the release it opens at, as the registry listed it last time
  * (../remote-loading/remembered-remotes.ts); the list of features is asked for as soon as the config is read
- * (./early-remotes.ts), before React renders the session's loading: that render would delay it.
+ * (./early-remotes.ts), and sent before React renders the session's loading: that render would delay it.
  */
 async function loadConfig() {
   const dpopStore = new DPoPKeyCache(new IndexedDbDPoPStore());
@@ -30,8 +33,11 @@ async function loadConfig() {
   const userManager = createUserManager(config, { dpopStore });
   // Signing out (here or in another tab) forgets which features this browser saw.
   userManager.events.addUserUnloaded(() => forgetRemotes());
-  const earlyRemotes = requestRemotesEarly(userManager, config.apiBaseUrl, config.remotesUrl);
-  return { config, userManager, earlyRemotes };
+  const early = requestRemotesEarly(userManager, config.apiBaseUrl, config.remotesUrl);
+  // React's first render of the session holds the main thread for a while: let the list's request leave first
+  // (its proof is signed in a few milliseconds once the key is read), then render.
+  await Promise.race([early.sent, new Promise((resolve) => setTimeout(resolve, EARLY_REQUEST_WAIT_MS))]);
+  return { config, userManager, earlyRemotes: early.remotes };
 }
 
 /** Loads the run-time config, then hands over to sign-in; nothing renders blank in between. */

@@ -7,6 +7,13 @@ import { getRemotes } from '../remote-loading/remotes-list';
 // A session with less than this left is renewed first: not this request's job.
 const MIN_TOKEN_SECONDS = 30;
 
+export interface EarlyRemotes {
+  /** The registry's list, or undefined: no stored session to ask with, or the request failed. */
+  readonly remotes: Promise<readonly RemoteDescriptor[] | undefined>;
+  /** Settles once the request has left (its proof signed), or once it was decided not to send it. */
+  readonly sent: Promise<void>;
+}
+
 /**
  * The registry's list of features for a session stored by an earlier sign-in, asked for as soon as the shell
  * knows where the API is: while react-oidc-context loads that same session and the signed-in shell first
@@ -14,18 +21,30 @@ const MIN_TOKEN_SECONDS = 30;
  * no such session (a sign-in is completing, or the token needs renewing first) and when the request fails: the
  * signed-in shell then asks itself, and reports what goes wrong. Never renews a token.
  */
-export async function requestRemotesEarly(
+export function requestRemotesEarly(
   userManager: UserManager,
   apiBaseUrl: string,
   remotesUrl: string,
-): Promise<readonly RemoteDescriptor[] | undefined> {
-  if (hasAuthParams()) return undefined;
-  const user = await userManager.getUser();
-  if (!user || (user.expires_in ?? 0) < MIN_TOKEN_SECONDS) return undefined;
-  const api = createApiClient({
-    baseUrl: apiBaseUrl,
-    ...createApiAuthorization(userManager),
-    renewAuthorization: () => Promise.reject(new Error('not renewed early')),
-  });
-  return getRemotes(api, remotesUrl).catch(() => undefined);
+): EarlyRemotes {
+  let markSent = () => {};
+  const sent = new Promise<void>((resolve) => (markSent = resolve));
+  const remotes = (async () => {
+    if (hasAuthParams()) return undefined;
+    const user = await userManager.getUser();
+    if (!user || (user.expires_in ?? 0) < MIN_TOKEN_SECONDS) return undefined;
+    const api = createApiClient({
+      baseUrl: apiBaseUrl,
+      ...createApiAuthorization(userManager),
+      renewAuthorization: () => Promise.reject(new Error('not renewed early')),
+      fetch: (...args) => {
+        const response = fetch(...args);
+        markSent();
+        return response;
+      },
+    });
+    return await getRemotes(api, remotesUrl);
+  })()
+    .catch(() => undefined)
+    .finally(markSent);
+  return { remotes, sent };
 }

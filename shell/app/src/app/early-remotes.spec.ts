@@ -1,0 +1,94 @@
+// @vitest-environment happy-dom
+/// <reference types="node" />
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { locks } from 'node:worker_threads';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createUserManager } from '../auth/oidc';
+import type { SharedUserManager } from '../auth/shared-user-manager';
+import { fakeKeycloak, MemoryDPoPStore } from '../auth/testing/fake-keycloak';
+import { testRemote } from '../remote-loading/testing/test-remote';
+import { requestRemotesEarly } from './early-remotes';
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+afterAll(() => server.close());
+
+let keycloak: ReturnType<typeof fakeKeycloak>;
+let userManager: SharedUserManager;
+let listUrl: string;
+const profile = testRemote('profile');
+
+beforeEach(async () => {
+  keycloak = fakeKeycloak();
+  server.use(...keycloak.handlers);
+  const dpopStore = new MemoryDPoPStore();
+  userManager = createUserManager(keycloak.config, { dpopStore, sharing: { locks } });
+  await userManager.generateDPoPJkt({ store: dpopStore });
+  listUrl = `${keycloak.config.apiBaseUrl}/api/remotes`;
+});
+
+afterEach(() => {
+  userManager.close();
+  server.resetHandlers();
+  window.localStorage.clear();
+});
+
+const early = () => requestRemotesEarly(userManager, keycloak.config.apiBaseUrl, '/api/remotes');
+
+describe('requestRemotesEarly', () => {
+  it("asks for the list with the stored session's token and a proof, and says it was sent before the answer", async () => {
+    await userManager.storeUser(keycloak.signedInUser());
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const seen: Request[] = [];
+    server.use(
+      http.get(listUrl, async ({ request }) => {
+        seen.push(request);
+        await answered;
+        return HttpResponse.json({ remotes: [profile] });
+      }),
+    );
+
+    const { remotes, sent } = early();
+    await sent;
+    await expect.poll(() => seen.length).toBe(1);
+    answer();
+
+    await expect(remotes).resolves.toEqual([profile]);
+    expect(seen[0]!.headers.get('Authorization')).toBe('DPoP at-0');
+    expect(seen[0]!.headers.get('DPoP')).toMatch(/^ey/);
+  });
+
+  it('sends nothing without a stored session, or with a token about to expire, and says so at once', async () => {
+    let requests = 0;
+    server.use(
+      http.get(listUrl, () => {
+        requests += 1;
+        return HttpResponse.json({ remotes: [] });
+      }),
+    );
+    const none = early();
+    await none.sent;
+    await expect(none.remotes).resolves.toBeUndefined();
+
+    const user = keycloak.signedInUser();
+    user.expires_at = Math.floor(Date.now() / 1000) + 10;
+    await userManager.storeUser(user);
+    const expiring = early();
+    await expiring.sent;
+    await expect(expiring.remotes).resolves.toBeUndefined();
+    expect(requests).toBe(0);
+  });
+
+  it('leaves a failed request to the signed-in shell (undefined), and never renews the token', async () => {
+    await userManager.storeUser(keycloak.signedInUser());
+    server.use(http.get(listUrl, () => HttpResponse.json({ title: 'Unauthorized' }, { status: 401 })));
+
+    const { remotes, sent } = early();
+    await sent;
+
+    await expect(remotes).resolves.toBeUndefined();
+    expect(keycloak.requests).toEqual([]);
+  });
+});
