@@ -86,10 +86,37 @@ describe('the atrium login theme', () => {
     expect(messages.get('loginAccountTitle')).toBe('Sign in to Atrium');
   });
 
-  it('is the login theme of the atrium realm', () => {
-    const realm = JSON.parse(readFileSync(ATRIUM_REALM_FILE, 'utf8')) as { loginTheme?: string };
+  it('is the login and email theme of the atrium realm', () => {
+    const realm = JSON.parse(readFileSync(ATRIUM_REALM_FILE, 'utf8')) as {
+      loginTheme?: string;
+      emailTheme?: string;
+    };
     expect(realm.loginTheme).toBe('atrium');
     expect(existsSync(join(ATRIUM_THEMES_DIR, realm.loginTheme!, 'login', 'theme.properties'))).toBe(true);
+    expect(realm.emailTheme).toBe('atrium');
+    expect(existsSync(join(ATRIUM_THEMES_DIR, realm.emailTheme!, 'email', 'theme.properties'))).toBe(true);
+  });
+});
+
+describe('the atrium email theme', () => {
+  const email = join(ATRIUM_THEMES_DIR, 'atrium', 'email');
+
+  it("keeps Keycloak's mails and frames their HTML with the realm's name", () => {
+    expect(properties(join(email, 'theme.properties')).get('parent')).toBe('keycloak');
+    const layout = readFileSync(join(email, 'html', 'template.ftl'), 'utf8');
+    // The macro every HTML mail of base calls, with the mail's own text nested inside.
+    expect(layout).toMatch(/<#macro emailLayout>[\s\S]*<#nested>[\s\S]*<\/#macro>/);
+    expect(layout).toContain('${realmName}');
+  });
+
+  it("colours them only with the shell's light tokens (mail clients know no custom properties)", () => {
+    const shell = tokens(readFileSync(join(root, 'shell/app/src/styles.css'), 'utf8'), /:root/);
+    const light = new Set(
+      [...shell.values()].flatMap((value) => /^light-dark\((#[0-9a-f]{6}),/i.exec(value)?.[1] ?? []),
+    );
+    const used = readFileSync(join(email, 'html', 'template.ftl'), 'utf8').match(/#[0-9a-f]{6}\b/gi) ?? [];
+    expect(used.length).toBeGreaterThan(0);
+    expect(used.filter((colour) => !light.has(colour.toLowerCase()))).toEqual([]);
   });
 });
 
