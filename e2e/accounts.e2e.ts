@@ -3,7 +3,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import { realmAdminHeaders } from './support/realm-admin.ts';
 import { linkIn, waitForMail } from '../infra/dev/mail-inbox.ts';
 import { signInAtKeycloak } from './support/keycloak.ts';
-import { expectAtriumTheme } from './support/login-theme.ts';
+import { expectAtriumMail, expectAtriumTheme } from './support/login-theme.ts';
 
 const SHELL = 'http://localhost:4000';
 const REALM = 'http://localhost:8080/realms/atrium/';
@@ -62,6 +62,7 @@ async function register(page: Page, person: Person): Promise<void> {
 async function verifyFromInbox(page: Page, person: Person): Promise<void> {
   const mail = await waitForMail(inbox(), person.email, { subject: /^Verify email$/ });
   expect(mail.from[0]?.address).toBe('no-reply@atrium.test');
+  expectAtriumMail(mail);
   await page.goto(linkIn(mail, REALM));
   await choosePassword(page, person.password);
 }
@@ -146,6 +147,7 @@ test('a person who forgot their password sets a new one from the reset mail; the
   await expectAtriumTheme(page);
 
   const resetMail = await waitForMail(inbox(), person.email, { subject: /^Reset password$/ });
+  expectAtriumMail(resetMail);
   const resetLink = linkIn(resetMail, REALM);
   const newPassword = `Ada${randomBytes(9).toString('hex')}1843`;
   await page.goto(resetLink);

@@ -1,4 +1,5 @@
 import { expect, type Page } from '@playwright/test';
+import type { ReceivedMail } from '../../infra/dev/mail-inbox.ts';
 
 /**
  * The page is one of Keycloak's login pages in Atrium's theme (infra/keycloak/themes/atrium): the theme's
@@ -17,4 +18,13 @@ export async function expectAtriumTheme(page: Page): Promise<void> {
   const served = await page.request.get(markUrl);
   expect(served.ok(), markUrl).toBe(true);
   expect(served.headers()['content-type']).toContain('image/svg+xml');
+}
+
+/**
+ * A mail Keycloak sent in Atrium's email theme: its HTML part framed by the theme's layout (the realm's name
+ * above Keycloak's text, the accent line on top), its text still Keycloak's.
+ */
+export function expectAtriumMail(mail: ReceivedMail): void {
+  expect(mail.html ?? '').toMatch(/border-top:4px solid #0b5fff/);
+  expect(mail.html ?? '').toMatch(/<p style="[^"]*">Atrium<\/p>/);
 }
