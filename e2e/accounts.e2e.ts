@@ -3,6 +3,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import { realmAdminHeaders } from './support/realm-admin.ts';
 import { linkIn, waitForMail } from '../infra/dev/mail-inbox.ts';
 import { signInAtKeycloak } from './support/keycloak.ts';
+import { expectAtriumMail, expectAtriumTheme } from './support/login-theme.ts';
 
 const SHELL = 'http://localhost:4000';
 const REALM = 'http://localhost:8080/realms/atrium/';
@@ -43,6 +44,7 @@ async function register(page: Page, person: Person): Promise<void> {
   await expect(page).toHaveURL(LOGIN_PAGE);
   await page.getByRole('link', { name: 'Register' }).click();
   await expect(page.getByRole('heading', { name: 'Register' })).toBeVisible();
+  await expectAtriumTheme(page);
   const field = (name: string) => page.getByRole('textbox', { name, exact: true });
   await field('Username').fill(person.username);
   await field('Email').fill(person.email);
@@ -53,12 +55,14 @@ async function register(page: Page, person: Person): Promise<void> {
   await expect(page.locator('input[type="password"]')).toHaveCount(0);
   await page.getByRole('button', { name: 'Register' }).click();
   await expect(page.getByRole('heading', { name: 'Email verification' })).toBeVisible();
+  await expectAtriumTheme(page);
 }
 
 /** Opens the link of the "Verify email" mail in the same browser, then chooses the password. */
 async function verifyFromInbox(page: Page, person: Person): Promise<void> {
   const mail = await waitForMail(inbox(), person.email, { subject: /^Verify email$/ });
   expect(mail.from[0]?.address).toBe('no-reply@atrium.test');
+  expectAtriumMail(mail);
   await page.goto(linkIn(mail, REALM));
   await choosePassword(page, person.password);
 }
@@ -97,6 +101,7 @@ async function signOut(page: Page): Promise<void> {
 /** Keycloak's "Update password" page, after a verification or a reset link. */
 async function choosePassword(page: Page, password: string): Promise<void> {
   await expect(page.getByRole('heading', { name: 'Update password' })).toBeVisible();
+  await expectAtriumTheme(page);
   await page.getByLabel('New Password', { exact: true }).fill(password);
   await page.getByLabel('Confirm password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Submit' }).click();
@@ -133,13 +138,16 @@ test('a person who forgot their password sets a new one from the reset mail; the
   await page.goto('/profile');
   await expect(page).toHaveURL(LOGIN_PAGE);
   await page.getByRole('link', { name: 'Forgot Password?' }).click();
+  await expectAtriumTheme(page);
   await page.getByLabel('Username or email', { exact: true }).fill(person.email);
   await page.getByRole('button', { name: 'Submit' }).click();
   await expect(
     page.getByText('You should receive an email shortly with further instructions.'),
   ).toBeVisible();
+  await expectAtriumTheme(page);
 
   const resetMail = await waitForMail(inbox(), person.email, { subject: /^Reset password$/ });
+  expectAtriumMail(resetMail);
   const resetLink = linkIn(resetMail, REALM);
   const newPassword = `Ada${randomBytes(9).toString('hex')}1843`;
   await page.goto(resetLink);
@@ -153,6 +161,7 @@ test('a person who forgot their password sets a new one from the reset mail; the
   // Keycloak spent the link on its first use: it answers "Action expired", never the password form.
   await page.goto(resetLink);
   await expect(page.getByText(/^Action expired\. Please continue with login now\.$/)).toBeVisible();
+  await expectAtriumTheme(page);
   await expect(page.getByLabel('New Password', { exact: true })).toHaveCount(0);
 
   // The old password is refused.

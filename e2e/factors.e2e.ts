@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { generateSync } from 'otplib';
 import { createPerson, credentialTypes, KEYCLOAK, type TestPerson } from './support/keycloak-admin.ts';
 import { signInAtKeycloak } from './support/keycloak.ts';
+import { expectAtriumTheme } from './support/login-theme.ts';
 
 const SHELL = 'http://localhost:4000';
 const LOGIN_PAGE = /\/realms\/atrium\/protocol\/openid-connect\/auth/;
@@ -47,15 +48,6 @@ async function signOut(page: Page): Promise<void> {
   await page.waitForURL((url) => url.origin === SHELL && url.pathname === '/', { waitUntil: 'commit' });
 }
 
-/** The realm's login theme renders the page: its stylesheet, its page frame and the realm's name. */
-async function expectThemed(page: Page): Promise<void> {
-  await expect(
-    page.locator('link[rel="stylesheet"][href*="/login/"][href$="/css/styles.css"]'),
-  ).toBeAttached();
-  await expect(page.locator('html')).toHaveClass(/\blogin-pf\b/);
-  await expect(page.locator('#kc-header')).toContainText('Atrium');
-}
-
 test('a person registers a passkey, signs out, and signs in with it and no password', async ({ page }) => {
   const person = await createPerson('pat');
   // Chromium's virtual authenticator (DevTools protocol): a platform authenticator that keeps discoverable
@@ -78,7 +70,7 @@ test('a person registers a passkey, signs out, and signs in with it and no passw
   await signInWithPassword(page, person);
   await startAccountAction(page, 'webauthn-register-passwordless');
   await expect(page.getByRole('heading', { name: 'Passkey Registration' })).toBeVisible();
-  await expectThemed(page);
+  await expectAtriumTheme(page);
   await page.getByRole('button', { name: 'Register', exact: true }).click();
   await backToShell(page, person);
 
@@ -124,7 +116,7 @@ test('a person sets up an authenticator app, then signs in with a code; a wrong 
 
   await startAccountAction(page, 'CONFIGURE_TOTP');
   await expect(page.getByRole('heading', { name: 'Mobile Authenticator Setup' })).toBeVisible();
-  await expectThemed(page);
+  await expectAtriumTheme(page);
   // The key an app would scan from the QR code, as Keycloak spells it out for typing in.
   await page.getByRole('link', { name: 'Unable to scan?' }).click();
   const secret = (await page.locator('#kc-totp-secret-key').innerText()).replace(/\s+/g, '');
@@ -143,7 +135,7 @@ test('a person sets up an authenticator app, then signs in with a code; a wrong 
   await signInAtKeycloak(page, person.username, person.password);
   const codeField = page.locator('input[name="otp"]');
   await expect(codeField).toBeVisible();
-  await expectThemed(page);
+  await expectAtriumTheme(page);
 
   // A wrong code: refused, and the person stays on the code page.
   await nextWindow(page, setupAt);

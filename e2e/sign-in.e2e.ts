@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { expectAtriumTheme } from './support/login-theme.ts';
 
 async function signInAtKeycloak(page: Page, username: string, password: string): Promise<void> {
   await expect(page).toHaveURL(/\/realms\/atrium\/protocol\/openid-connect\/auth/);
@@ -19,6 +20,10 @@ test('alice signs in once, sees her profile from the API, keeps her theme across
 
   // Asking for a feature route first proves the person comes back to the route they asked for.
   await page.goto('/profile');
+  // Keycloak's sign-in page, in Atrium's login theme.
+  await expect(page).toHaveURL(/\/realms\/atrium\/protocol\/openid-connect\/auth/);
+  await expectAtriumTheme(page);
+  await expect(page.getByRole('heading', { name: 'Sign in to Atrium' })).toBeVisible();
   await signInAtKeycloak(page, 'alice', 'alice');
 
   await expect(page).toHaveURL('http://localhost:4000/profile');

@@ -170,6 +170,17 @@ describe('docker-compose.yml', () => {
     expect(services.publish!.environment!.ATRIUM_ISSUER_URL).toBe('http://keycloak:8080/realms/atrium');
   });
 
+  it("mounts the realm's login theme where Keycloak looks for themes, read-only, and keeps theme caching on", () => {
+    const realm = JSON.parse(read('infra/keycloak/realm-atrium.json')) as { loginTheme: string };
+    expect(services.keycloak!.volumes).toContain(
+      `./infra/keycloak/themes/${realm.loginTheme}:/opt/keycloak/themes/${realm.loginTheme}:ro`,
+    );
+    expect(statSync(join(root, 'infra/keycloak/themes', realm.loginTheme, 'login')).isDirectory()).toBe(true);
+    // `start` caches themes (production); nothing here turns that off.
+    expect(services.keycloak!.command![0]).toBe('start');
+    expect(services.keycloak!.command!.join(' ')).not.toMatch(/cache-themes|cache-templates/);
+  });
+
   it('publishes releases from an origin the API allows and the shell asks the registry for remotes', () => {
     const storeOrigin = new URL(services.publish!.environment!.ATRIUM_RELEASE_STORE_URL!).origin;
     expect(services.api!.environment!.ALLOWED_REMOTE_ORIGINS!.split(',')).toContain(storeOrigin);

@@ -2,8 +2,8 @@
 // kubectl's built-in kustomize, every built-in object validates against the Kubernetes schemas
 // (kubernetes-models), and the deployment policies docs/deploy.md promises hold.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { localRealmImportPath, LOCAL_SHELL_ORIGIN, renderRealmImport } from '../k8s/realm-import.ts';
@@ -250,6 +250,50 @@ describe('infra/k8s overlay local', () => {
           ).toBe(false);
         }
       }
+    }
+  });
+
+  it("mounts the realm's login theme from a ConfigMap: every file of the theme, at its path, with its content", () => {
+    const themeName = (
+      JSON.parse(readFileSync(join(root, 'infra/keycloak/realm-atrium.json'), 'utf8')) as {
+        loginTheme: string;
+      }
+    ).loginTheme;
+    const themeDir = join(root, 'infra/keycloak/themes', themeName);
+    const template = (
+      find('Keycloak', 'keycloak').spec as {
+        unsupported: {
+          podTemplate: {
+            spec: {
+              containers: { volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[] }[];
+              volumes: {
+                name: string;
+                configMap?: { name: string; items: { key: string; path: string }[] };
+              }[];
+            };
+          };
+        };
+      }
+    ).unsupported.podTemplate.spec;
+    const mounts = template.containers.flatMap((container) => container.volumeMounts);
+    const mount = mounts.find((candidate) => candidate.mountPath === `/opt/keycloak/themes/${themeName}`);
+    expect(mount, 'theme mount').toBeDefined();
+    expect(mount!.readOnly).toBe(true);
+    const volume = template.volumes.find((candidate) => candidate.name === mount!.name);
+    // The generated ConfigMap, by its hashed name (kustomizeconfig.yaml): a changed theme rolls the pods.
+    const configMap = objects.find(
+      (object) => object.kind === 'ConfigMap' && object.metadata.name === volume?.configMap?.name,
+    );
+    expect(configMap?.metadata.name).toMatch(/^atrium-keycloak-theme-\w+$/);
+    const files = readdirSync(themeDir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(themeDir, join(entry.parentPath, entry.name)))
+      .sort();
+    expect(files).toContain('login/theme.properties');
+    const items = volume!.configMap!.items;
+    expect(items.map((item) => item.path).sort()).toEqual(files);
+    for (const item of items) {
+      expect(configMap!.data?.[item.key], item.path).toBe(readFileSync(join(themeDir, item.path), 'utf8'));
     }
   });
 

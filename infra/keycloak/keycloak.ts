@@ -25,6 +25,9 @@ import { ATRIUM_REALM, ATRIUM_REALM_FILE, realmFileFingerprint } from './realm-f
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
+/** The project's Keycloak themes, one folder each (`atrium`: the realm's login theme). */
+export const ATRIUM_THEMES_DIR = join(import.meta.dirname, 'themes');
+
 export interface EnsureKeycloakOptions {
   /** HTTP port of Keycloak; default 8080. */
   port?: number;
@@ -301,11 +304,12 @@ function prepareHome(distDir: string, dataDir: string, log: (line: string) => vo
   );
   rmSync(join(dataDir, 'bin'), { recursive: true, force: true });
   cpSync(join(distDir, 'bin'), join(dataDir, 'bin'), { recursive: true });
-  for (const part of ['lib', 'conf', 'providers', 'themes', 'version.txt']) {
+  for (const part of ['lib', 'conf', 'providers', 'version.txt']) {
     const link = join(dataDir, part);
     if (lstatSync(link, { throwIfNoEntry: false })) unlinkSync(link);
     symlinkSync(join(distDir, part), link);
   }
+  linkThemes(dataDir);
   copyFileSync(ATRIUM_REALM_FILE, join(dataDir, 'data', 'import', basename(ATRIUM_REALM_FILE)));
 
   // Keycloak skips a realm that already exists, so an edited realm file has no effect on an old database.
@@ -317,6 +321,22 @@ function prepareHome(distDir: string, dataDir: string, log: (line: string) => vo
     );
   }
   return dataDir;
+}
+
+/**
+ * The home's `themes/` (Keycloak's default theme folder): a link per theme of the project
+ * ({@link ATRIUM_THEMES_DIR}), so an edited stylesheet or message shows on the next page load (start-dev
+ * caches no theme). The distribution's own `themes/` holds only a README; its built-in themes live in jars.
+ */
+export function linkThemes(dataDir: string): void {
+  const themes = join(dataDir, 'themes');
+  // Earlier homes linked the whole folder to the distribution's.
+  if (lstatSync(themes, { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(themes);
+  rmSync(themes, { recursive: true, force: true });
+  mkdirSync(themes);
+  for (const theme of readdirSync(ATRIUM_THEMES_DIR, { withFileTypes: true })) {
+    if (theme.isDirectory()) symlinkSync(join(ATRIUM_THEMES_DIR, theme.name), join(themes, theme.name));
+  }
 }
 
 function recordImport(dataDir: string, log: (line: string) => void): void {
