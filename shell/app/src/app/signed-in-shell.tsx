@@ -56,7 +56,15 @@ export function SignedInShell({ config, userManager, earlyRemotes }: SignedInShe
           )
       : undefined,
   );
-  const remotes = useRemotes(api, config.remotesUrl, applyDevOverrides, earlyRemotes);
+  // Kept for the next page only while someone is signed in: an answer that lands after a sign-out (here or in
+  // another tab, which forgets the kept list) must not write it back.
+  const remember = useCallback(
+    async (listed: readonly RemoteDescriptor[]) => {
+      if ((await userManager.getUser()) !== null) rememberRemotes(listed);
+    },
+    [userManager],
+  );
+  const remotes = useRemotes(api, config.remotesUrl, remember, applyDevOverrides, earlyRemotes);
   const [location, setLocation] = useLocation();
   const navigate = useCallback(
     (to: string, options?: { replace?: boolean }) => setLocation(to, { replace: options?.replace ?? false }),
@@ -101,6 +109,7 @@ export function SignedInShell({ config, userManager, earlyRemotes }: SignedInShe
 function useRemotes(
   api: ApiClient,
   remotesUrl: string,
+  remember: (remotes: readonly RemoteDescriptor[]) => Promise<void>,
   applyDevOverrides?: (remotes: readonly RemoteDescriptor[]) => Promise<readonly RemoteDescriptor[]>,
   earlyRemotes?: Promise<readonly RemoteDescriptor[] | undefined>,
 ) {
@@ -110,7 +119,7 @@ function useRemotes(
       const pending = early.current;
       early.current = undefined;
       const listed = (await pending) ?? (await getRemotes(api, remotesUrl, signal));
-      rememberRemotes(listed);
+      if (!signal.aborted) void remember(listed);
       const remotes = applyDevOverrides ? await applyDevOverrides(listed) : listed;
       if (!signal.aborted) {
         registerFeatureRemotes(remotes);
@@ -119,7 +128,7 @@ function useRemotes(
       }
       return remotes;
     },
-    [api, remotesUrl, applyDevOverrides],
+    [api, remotesUrl, remember, applyDevOverrides],
   );
   return useAsyncResource(load);
 }

@@ -1,3 +1,4 @@
+import { calculateJwkThumbprint, type JWK } from 'jose';
 import { DPoPState } from 'oidc-client-ts';
 import { describe, expect, it } from 'vitest';
 import { DPoPKeyCache } from './dpop-key-cache';
@@ -92,5 +93,25 @@ describe('DPoPKeyCache', () => {
 
     expect(await pending).toBe(first); // that proof was already under way with the old key
     expect(await cache.get('shell')).toBe(second);
+  });
+
+  it('drops the key pair it holds when a token is bound to another one (expect), and keeps the right one', async () => {
+    const store = new CountingStore();
+    const first = new DPoPState(await keyPair());
+    await store.set('shell', first);
+    const cache = new DPoPKeyCache(store);
+    expect(await cache.get('shell')).toBe(first);
+    const second = new DPoPState(await keyPair());
+    await store.set('shell', second); // another tab's new sign-in, not heard of here
+    const thumbprint = async (state: DPoPState) =>
+      calculateJwkThumbprint((await crypto.subtle.exportKey('jwk', state.keys.publicKey)));
+
+    await cache.expect('shell', await thumbprint(first));
+    expect(await cache.get('shell')).toBe(first);
+    expect(store.reads).toBe(1);
+
+    await cache.expect('shell', await thumbprint(second));
+    expect(await cache.get('shell')).toBe(second);
+    expect(store.reads).toBe(2);
   });
 });

@@ -50,8 +50,22 @@ export class DPoPKeyCache implements DPoPStore {
 
   async set(key: string, value: DPoPState): Promise<void> {
     this.forget();
+    const generation = this.#generation;
     await this.#store.set(key, value);
-    this.#held.set(key, Promise.resolve(value));
+    // Not kept if the key pair changed meanwhile: the next proof reads the store.
+    if (generation === this.#generation) this.#held.set(key, Promise.resolve(value));
+  }
+
+  /**
+   * Drops the key pair held for `key` unless it is the one whose RFC 7638 thumbprint is `jkt` (the `cnf.jkt`
+   * of the token about to be used): a copy read before this page heard of another tab's new sign-in (while its
+   * configuration still loaded, or a message lost) is never used to sign.
+   */
+  async expect(key: string, jkt: string): Promise<void> {
+    const held = this.#held.get(key);
+    if (held === undefined) return;
+    const state = await held.catch(() => undefined);
+    if (state !== undefined && (await thumbprintOf(state.keys.publicKey)) !== jkt) this.forget();
   }
 
   async remove(key: string): Promise<DPoPState> {
@@ -68,4 +82,26 @@ export class DPoPKeyCache implements DPoPStore {
     this.#generation += 1;
     this.#held.clear();
   }
+}
+
+const thumbprints = new WeakMap<CryptoKey, Promise<string>>();
+
+/** The RFC 7638 thumbprint of an EC public key, as Keycloak puts it in `cnf.jkt`; computed once per key. */
+function thumbprintOf(publicKey: CryptoKey): Promise<string> {
+  let thumbprint = thumbprints.get(publicKey);
+  if (thumbprint === undefined) {
+    thumbprint = (async () => {
+      const { crv, kty, x, y } = await crypto.subtle.exportKey('jwk', publicKey);
+      // The required members in lexicographic order, no whitespace (RFC 7638, section 3).
+      const canonical = JSON.stringify({ crv, kty, x, y });
+      const digest = new Uint8Array(
+        await crypto.subtle.digest('SHA-256', new TextEncoder().encode(canonical)),
+      );
+      let binary = '';
+      for (const byte of digest) binary += String.fromCharCode(byte);
+      return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    })();
+    thumbprints.set(publicKey, thumbprint);
+  }
+  return thumbprint;
 }

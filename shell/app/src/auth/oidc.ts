@@ -7,6 +7,7 @@ import {
 } from 'oidc-client-ts';
 import type { RuntimeConfig } from '../config/runtime-config';
 import { DPoPKeyCache } from './dpop-key-cache';
+import { readJwtClaims } from './jwt-claims';
 import { IDENTITY_PROVIDER_TIMEOUT_SECONDS } from './identity-provider';
 import { SharedUserManager, type SessionSharing } from './shared-user-manager';
 
@@ -109,7 +110,8 @@ export function toAtriumUser(user: User): AtriumUser {
     username,
     name: profile.name ?? ([profile.given_name, profile.family_name].filter(Boolean).join(' ') || username),
     email: profile.email,
-    roles: readRealmRoles(profile) ?? readRealmRoles(decodeJwtPayload(user.access_token)) ?? [],
+    // Display-only: the roles shown in the header come from the token the API verifies anyway.
+    roles: readRealmRoles(profile) ?? readRealmRoles(readJwtClaims(user.access_token)) ?? [],
   };
 }
 
@@ -118,17 +120,4 @@ function readRealmRoles(claims: unknown): string[] | undefined {
   const realmAccess = (claims as { realm_access?: { roles?: unknown } }).realm_access;
   const roles = realmAccess?.roles;
   return Array.isArray(roles) ? roles.filter((role): role is string => typeof role === 'string') : undefined;
-}
-
-// Display-only: the roles shown in the header come from the token the API verifies anyway.
-function decodeJwtPayload(token: string): unknown {
-  const payload = token.split('.')[1];
-  if (payload === undefined) return undefined;
-  try {
-    const base64 = payload.replace(/-/g, '+').replace(/_/g, '/');
-    const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
-    return JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return undefined;
-  }
 }

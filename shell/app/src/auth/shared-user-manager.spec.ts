@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { DPoPKeyCache } from './dpop-key-cache';
 import { createUserManager } from './oidc';
 import type { SharedUserManager } from './shared-user-manager';
-import { fakeKeycloak, MemoryDPoPStore } from './testing/fake-keycloak';
+import { fakeKeycloak, MemoryDPoPStore, unsignedJwt } from './testing/fake-keycloak';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
@@ -189,6 +189,29 @@ describe('SharedUserManager', () => {
 
     expect(after).not.toBe(before);
     expect(await keyOfProof(tabA)).toBe(after);
+  });
+
+  it('signs with the key of a sign-in it never heard of: a copy read while its config loaded is checked against the token', async () => {
+    const keyOfProof = async (tab: SharedUserManager, user: User) => {
+      const proof = await tab.dpopProof('https://api.example/api/me', user, 'GET');
+      return calculateJwkThumbprint(decodeProtectedHeader(proof!).jwk as JWK);
+    };
+    // Tab B starts loading: it reads the key pair before its user manager (and its channel) exists.
+    const cacheOfB = new DPoPKeyCache(dpopStore);
+    const before = (await cacheOfB.get(keycloak.config.oidc.clientId));
+    // Meanwhile tab A signs out and in again: a new key pair, and a token bound to it.
+    const tabA = tabs[0]!;
+    await tabA.removeUser();
+    const after = await tabA.generateDPoPJkt({ store: dpopStore });
+    const renewed = keycloak.signedInUser('signed-in-again');
+    renewed.access_token = unsignedJwt({ sub: 'alice-id', cnf: { jkt: after } });
+    await tabA.storeUser(renewed);
+
+    const tabB = createUserManager(keycloak.config, { dpopStore: cacheOfB, sharing: { locks } });
+    tabs.push(tabB);
+
+    expect(await cacheOfB.get(keycloak.config.oidc.clientId)).toBe(before); // the stale copy, still held
+    expect(await keyOfProof(tabB, (await tabB.getUser())!)).toBe(after);
   });
 
   it('still reports a refused renewal when no other session took its place', async () => {

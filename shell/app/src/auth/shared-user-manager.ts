@@ -1,5 +1,6 @@
 import { UserManager, type User, type UserManagerSettings, type UseRefreshTokenArgs } from 'oidc-client-ts';
 import { DPoPKeyCache } from './dpop-key-cache';
+import { boundKeyThumbprint } from './jwt-claims';
 
 /** How the tabs of one browser share a session; the defaults are the browser's own. */
 export interface SessionSharing {
@@ -71,10 +72,23 @@ export class SharedUserManager extends UserManager {
     void this._events.unload();
   }
 
+  /** A proof for `user`'s token, signed with the key that token is bound to (see {@link DPoPKeyCache.expect}). */
+  override async dpopProof(
+    url: string,
+    user: User,
+    httpMethod?: string,
+    nonce?: string,
+  ): Promise<string | undefined> {
+    await this.#expectKeyOf(user);
+    return super.dpopProof(url, user, httpMethod, nonce);
+  }
+
   protected override async _useRefreshToken(args: UseRefreshTokenArgs): Promise<User> {
     return this.#exclusively(async () => {
       const stored = await this._loadUser();
       if (stored === null) throw new Error('The session ended while a renewal was waiting.');
+      // The refresh token is bound to the same key as the access token: sign the renewal with that one.
+      await this.#expectKeyOf(stored);
       if (stored.refresh_token !== args.state.refresh_token) {
         // Someone renewed while this call waited for the lock: the refresh token it holds is spent, and
         // redeeming it again would be refused (and would look like theft to Keycloak). Take their result.
@@ -95,6 +109,14 @@ export class SharedUserManager extends UserManager {
         return replaced;
       }
     });
+  }
+
+  async #expectKeyOf(user: User): Promise<void> {
+    const dpopStore = this.settings.dpop?.store;
+    const jkt = boundKeyThumbprint(user.access_token);
+    if (dpopStore instanceof DPoPKeyCache && jkt !== undefined) {
+      await dpopStore.expect(this.settings.client_id, jkt);
+    }
   }
 
   async #exclusively<T>(task: () => Promise<T>): Promise<T> {

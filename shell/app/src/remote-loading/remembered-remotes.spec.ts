@@ -48,6 +48,22 @@ describe('remembered remotes', () => {
     expect(recallRoutedRemote('/admin')).toEqual(admin);
   });
 
+  it('leaves no older list behind when the new one does not fit', () => {
+    rememberRemotes([profile]);
+    const full = {
+      getItem: (key: string) => localStorage.getItem(key),
+      removeItem: (key: string) => localStorage.removeItem(key),
+      setItem: () => {
+        throw new DOMException('full', 'QuotaExceededError');
+      },
+    } as unknown as Storage;
+
+    rememberRemotes([admin], full);
+
+    expect(recallRoutedRemote('/profile')).toBeUndefined();
+    expect(recallRoutedRemote('/admin')).toBeUndefined();
+  });
+
   it('keeps working when storage refuses', () => {
     const refusing = {
       getItem: () => {

@@ -18,6 +18,8 @@ export function routedRemote<T extends Pick<RemoteDescriptor, 'path'>>(
  */
 export function rememberRemotes(remotes: readonly RemoteDescriptor[], storage: Storage = localStorage): void {
   try {
+    // Removed first, so a full storage leaves nothing rather than an older list.
+    storage.removeItem(STORAGE_KEY);
     storage.setItem(STORAGE_KEY, JSON.stringify({ remotes }));
   } catch {
     // Storage full or refused: the next page just starts with the fresh list.

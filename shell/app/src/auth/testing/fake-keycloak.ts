@@ -12,7 +12,7 @@ export interface TokenRequest {
   readonly outcome: 'issued' | 'refused';
 }
 
-const unsignedJwt = (claims: object) =>
+export const unsignedJwt = (claims: object) =>
   `${btoa(JSON.stringify({ alg: 'none' }))}.${btoa(JSON.stringify(claims))}.`.replace(/=/g, '');
 
 /**
