@@ -1,4 +1,4 @@
-import { calculateJwkThumbprint, type JWK } from 'jose';
+import { calculateJwkThumbprint } from 'jose';
 import { DPoPState } from 'oidc-client-ts';
 import { describe, expect, it } from 'vitest';
 import { DPoPKeyCache } from './dpop-key-cache';
