@@ -8,6 +8,9 @@ const loginPage =
   'method="post" novalidate="novalidate">';
 const updateProfilePage =
   '<form id="kc-update-profile-form" class="pf-v5-c-form" action="http://localhost:8080/realms/atrium/login-actions/required-action?x=1" method="post">';
+const deleteCredentialPage =
+  '<div id="kc-delete-text" class="pf-v5-c-content">Do you want to delete Phone?</div>' +
+  '<form class="pf-v5-c-form" action="http://localhost:8080/realms/atrium/login-actions/required-action?execution=delete_credential&amp;tab_id=t1" method="POST">';
 const updatePasswordPage = '<form id="kc-passwd-update-form" class="pf-v5-c-form" action="/x" method="post">';
 
 describe('reading Keycloak pages', () => {
@@ -22,6 +25,10 @@ describe('reading Keycloak pages', () => {
     expect(pageOf(loginPage)).toBe('login');
     expect(pageOf(updateProfilePage)).toBe('update-profile');
     expect(pageOf(updatePasswordPage)).toBe('passwd-update');
+    expect(pageOf(deleteCredentialPage)).toBe('delete-credential');
+    expect(formAction(deleteCredentialPage)).toBe(
+      'http://localhost:8080/realms/atrium/login-actions/required-action?execution=delete_credential&tab_id=t1',
+    );
     expect(pageOf('<html><body>error</body></html>')).toBe('unknown');
   });
 });

@@ -1,11 +1,20 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { generateSync } from 'otplib';
+
+/** The shell's registered callback, where every flow here ends. */
+const SHELL_CALLBACK = 'http://localhost:4000/auth/callback';
 
 export interface SignInOptions {
   /** Realm issuer, e.g. `http://localhost:8080/realms/atrium`. */
   issuer: string;
   username: string;
   password: string;
+  /**
+   * The secret of the person's authenticator app as Keycloak keeps it (`secretData.value`): when Keycloak asks
+   * for a code after the password, one it has not seen yet is computed from it.
+   */
+  totpSecret?: string;
   /** Default `atrium-shell`. */
   clientId?: string;
   /** Default `http://localhost:4000/auth/callback`, the shell's registered callback. */
@@ -67,61 +76,21 @@ export class SignInError extends Error {
 
 /**
  * Signs a user in through the same Authorization Code + PKCE (S256) flow as the shell, by submitting
- * Keycloak's login form over plain HTTP, and redeems the code with a DPoP proof of a fresh ES256 key, as the
- * shell does (atrium-shell requires DPoP-bound tokens). Returns the tokens and that key. For integration
+ * Keycloak's login form (and an authenticator-app code, given `totpSecret`) over plain HTTP, and redeems the
+ * code with a DPoP proof of a fresh ES256 key, as the shell does (atrium-shell requires DPoP-bound tokens). Returns the tokens and that key. For integration
  * tests and scripts that need a real user's token: the realm deliberately offers no password grant (direct
  * access grants are off).
  */
 export async function signInWithPassword(options: SignInOptions): Promise<SignInTokens> {
   const clientId = options.clientId ?? 'atrium-shell';
-  const redirectUri = options.redirectUri ?? 'http://localhost:4000/auth/callback';
+  const redirectUri = options.redirectUri ?? SHELL_CALLBACK;
   const verifier = randomBytes(32).toString('base64url');
-  const challenge = createHash('sha256').update(verifier).digest('base64url');
   const state = randomBytes(16).toString('base64url');
-  const cookies = new Map<string, string>();
-  const remember = (response: Response) => {
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair = ''] = cookie.split(';');
-      const at = pair.indexOf('=');
-      if (at > 0) cookies.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-  };
-  const cookieHeader = () => [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-
-  const authorize = new URL(`${options.issuer}/protocol/openid-connect/auth`);
-  authorize.search = new URLSearchParams({
-    client_id: clientId,
-    response_type: 'code',
-    scope: options.scope ?? 'openid',
-    redirect_uri: redirectUri,
-    state,
-    nonce: randomBytes(16).toString('base64url'),
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-  }).toString();
-  const loginPage = await fetch(authorize, { redirect: 'manual' });
-  remember(loginPage);
-  const loginHtml = await loginPage.text();
-  const action = formAction(loginHtml);
-  if (!loginPage.ok || !action) {
-    throw new SignInError(
-      `Keycloak did not show its login form (HTTP ${loginPage.status}).`,
-      pageOf(loginHtml),
-    );
-  }
-
-  const submitted = await fetch(action, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieHeader() },
-    body: new URLSearchParams({ username: options.username, password: options.password, credentialId: '' }),
-  });
-  const location = submitted.headers.get('location');
-  if (submitted.status !== 302 || !location?.startsWith(redirectUri)) {
-    const page = pageOf(await submitted.text());
-    throw new SignInError(`Signing in as ${options.username} stopped at Keycloak's "${page}" page.`, page);
-  }
-  const callback = new URL(location);
+  const { callback } = await throughKeycloak(
+    options,
+    authorizeUrl(options, { state, verifier }),
+    redirectUri,
+  );
   if (callback.searchParams.get('state') !== state)
     throw new SignInError('The state came back changed.', 'callback');
   const code = callback.searchParams.get('code');
@@ -156,6 +125,155 @@ export async function signInWithPassword(options: SignInOptions): Promise<SignIn
   return { ...body, dpop };
 }
 
+export interface AccountActionOptions extends Omit<SignInOptions, 'dpop' | 'scope'> {
+  /** Keycloak's `kc_action` value, e.g. `CONFIGURE_TOTP` or `delete_credential:<credential id>`. */
+  kcAction: string;
+  /** What the person presses on a page that asks them to confirm (delete-credential): confirm or cancel. */
+  answer: 'confirm' | 'cancel';
+}
+
+/** How an application-initiated action ended, as the shell's callback would see it. */
+export interface AccountActionOutcome {
+  /** Keycloak's `kc_action_status` (`success`, `cancelled`, `error`), or null when it sent none. */
+  readonly status: string | null;
+  /** The Keycloak pages the person went through, by {@link pageOf} (`login`, `otp-login`, `delete-credential`). */
+  readonly pages: readonly string[];
+}
+
+/**
+ * Runs one of Keycloak's application-initiated actions as a person does from the shell: an authorization
+ * request of the shell's client with `kc_action`, signing in with the password (and app code) on the way, and
+ * confirming or cancelling where Keycloak asks. The code that comes back is not redeemed.
+ */
+export async function runAccountAction(options: AccountActionOptions): Promise<AccountActionOutcome> {
+  const redirectUri = options.redirectUri ?? SHELL_CALLBACK;
+  const url = authorizeUrl(options, {
+    state: randomBytes(16).toString('base64url'),
+    verifier: randomBytes(32).toString('base64url'),
+  });
+  url.searchParams.set('kc_action', options.kcAction);
+  const { callback, pages } = await throughKeycloak(options, url, redirectUri, options.answer);
+  return { status: callback.searchParams.get('kc_action_status'), pages };
+}
+
+/** The authorization request of the shell's flow: Authorization Code with PKCE (S256). */
+function authorizeUrl(
+  options: Pick<SignInOptions, 'issuer' | 'clientId' | 'redirectUri' | 'scope'>,
+  { state, verifier }: { state: string; verifier: string },
+): URL {
+  const url = new URL(`${options.issuer}/protocol/openid-connect/auth`);
+  url.search = new URLSearchParams({
+    client_id: options.clientId ?? 'atrium-shell',
+    response_type: 'code',
+    scope: options.scope ?? 'openid',
+    redirect_uri: options.redirectUri ?? SHELL_CALLBACK,
+    state,
+    nonce: randomBytes(16).toString('base64url'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }).toString();
+  return url;
+}
+
+/** The 30 s windows whose codes were given already, per secret: Keycloak takes each code once. */
+const usedWindows = new Set<string>();
+
+/**
+ * An authenticator-app code Keycloak has not seen, for a secret as Keycloak keeps it (its bytes are the key):
+ * the current window's, else the next one's or the previous one's (the realm looks one window either way),
+ * else the next window's once it comes.
+ */
+async function freshTotpCode(secret: string): Promise<string> {
+  for (;;) {
+    const now = Date.now() / 1000;
+    const current = Math.floor(now / 30);
+    // The previous window only while it cannot slip out of reach before Keycloak checks.
+    const offsets = now - current * 30 < 25 ? [0, 1, -1] : [0, 1];
+    for (const offset of offsets) {
+      const key = `${secret}:${current + offset}`;
+      if (usedWindows.has(key)) continue;
+      usedWindows.add(key);
+      return generateSync({
+        secret: Buffer.from(secret, 'utf8'),
+        algorithm: 'sha1',
+        digits: 6,
+        period: 30,
+        epoch: (current + offset) * 30,
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, ((current + 1) * 30 - now) * 1000 + 200));
+  }
+}
+
+/**
+ * Follows Keycloak from the authorization request to the redirect back to `redirectUri` over plain HTTP with
+ * a cookie jar, answering each page the person knows the answer to once: the login form, the app code, a
+ * confirmation (`answer`). Any other page, or one asked again (a rejected password or code), stops it.
+ */
+async function throughKeycloak(
+  person: Pick<SignInOptions, 'username' | 'password' | 'totpSecret'>,
+  authorize: URL,
+  redirectUri: string,
+  answer?: 'confirm' | 'cancel',
+): Promise<{ callback: URL; pages: string[] }> {
+  const cookies = new Map<string, string>();
+  const send = async (url: string, form?: Record<string, string>) => {
+    const response = await fetch(url, {
+      method: form ? 'POST' : 'GET',
+      redirect: 'manual',
+      headers: {
+        cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      ...(form ? { body: new URLSearchParams(form) } : {}),
+    });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair = ''] = cookie.split(';');
+      const at = pair.indexOf('=');
+      if (at > 0) cookies.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    return response;
+  };
+  const pages: string[] = [];
+  let response = await send(authorize.toString());
+  for (let step = 0; step < 12; step += 1) {
+    const location = response.headers.get('location');
+    if (response.status >= 300 && response.status < 400 && location) {
+      const next = new URL(location, response.url || authorize);
+      if (next.href.startsWith(redirectUri)) return { callback: next, pages };
+      response = await send(next.href);
+      continue;
+    }
+    const html = await response.text();
+    const page = pageOf(html);
+    const action = formAction(html);
+    const answered = pages.includes(page);
+    pages.push(page);
+    if (!action) {
+      throw new SignInError(
+        pages.length === 1
+          ? `Keycloak did not show its login form (HTTP ${response.status}).`
+          : `Keycloak stopped at a page without a form (HTTP ${response.status}).`,
+        page,
+      );
+    }
+    if (page === 'login' && !answered) {
+      response = await send(action, {
+        username: person.username,
+        password: person.password,
+        credentialId: '',
+      });
+    } else if (page === 'otp-login' && !answered && person.totpSecret) {
+      response = await send(action, { otp: await freshTotpCode(person.totpSecret) });
+    } else if (page === 'delete-credential' && !answered && answer) {
+      response = await send(action, answer === 'confirm' ? { accept: '' } : { 'cancel-aia': '' });
+    } else {
+      throw new SignInError(`Signing in as ${person.username} stopped at Keycloak's "${page}" page.`, page);
+    }
+  }
+  throw new SignInError('Keycloak kept redirecting.', 'unknown');
+}
+
 /** The `action` of the first form on a Keycloak page, HTML entities decoded. */
 export function formAction(html: string): string | undefined {
   const match = /<form[^>]*\saction="([^"]+)"/i.exec(html);
@@ -164,6 +282,8 @@ export function formAction(html: string): string | undefined {
 
 /** Which Keycloak page this is, from the form id its templates use (`kc-form-login`, `kc-update-profile-form`, …). */
 export function pageOf(html: string): string {
+  // delete-credential.ftl's form has no id: its confirmation text names the page.
+  if (/\sid="kc-delete-text"/.test(html)) return 'delete-credential';
   const id = /<form[^>]*\sid="kc-([a-z-]+?)(?:-form)?"/i.exec(html)?.[1];
   if (id === 'form-login') return 'login';
   return id ?? 'unknown';

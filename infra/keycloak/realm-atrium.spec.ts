@@ -502,8 +502,9 @@ describe('second factors in realm-atrium.json', () => {
       otpPolicyDigits: 6,
       otpPolicyPeriod: 30,
     });
-    // Keycloak's default required actions (CONFIGURE_TOTP, webauthn-register-passwordless among them, all
-    // enabled) apply: the realm names none, so none is left out. realm.int-spec.ts checks them on Keycloak.
+    // Keycloak's default required actions (CONFIGURE_TOTP, webauthn-register-passwordless, delete_credential
+    // among them, all enabled) apply: the realm names none, so none is left out. realm.int-spec.ts checks them
+    // on Keycloak.
     expect(r.requiredActions).toBeUndefined();
   });
 

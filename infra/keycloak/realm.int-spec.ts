@@ -226,7 +226,7 @@ describe('second factors on the real Keycloak', () => {
     return response.json();
   }
 
-  it('has passkeys, authenticator apps and the required actions that set them up', async () => {
+  it('has passkeys, authenticator apps and the required actions that set them up and remove them', async () => {
     const realm = (await admin('')) as Record<string, unknown>;
     expect(realm).toMatchObject({
       browserFlow: 'atrium browser',
@@ -250,6 +250,8 @@ describe('second factors on the real Keycloak', () => {
       expect.arrayContaining([
         'CONFIGURE_TOTP',
         'webauthn-register-passwordless',
+        // Keycloak's Delete Credential: the Security section's "Remove" (kc_action=delete_credential:<id>).
+        'delete_credential',
         'VERIFY_EMAIL',
         'UPDATE_PASSWORD',
       ]),

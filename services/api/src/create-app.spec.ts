@@ -40,6 +40,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
     expect(Object.keys(document.paths).sort()).toEqual(
       [
         '/api/account/activity',
+        '/api/account/credentials',
         '/api/account/deletion',
         '/api/account/sessions',
         '/api/account/sessions/sign-out-others',

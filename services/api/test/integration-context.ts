@@ -82,23 +82,59 @@ export function databaseUrlFor(adminUrl: string, name: string): string {
   return url.toString();
 }
 
-/**
- * A real user's DPoP-bound access token from Keycloak (Authorization Code + PKCE through the login form,
- * the code redeemed with a DPoP proof), with the key it is bound to, using the infra helper. Imported by
- * path at run time: infra is not a package, and its file is outside this project's TypeScript root.
- */
-export async function signIn(issuer: string, username: string, password: string): Promise<BoundToken> {
+/** The infra helper that walks Keycloak's pages, imported by path (infra is not a package; see signIn). */
+interface KeycloakWalker {
+  signInWithPassword: (options: {
+    issuer: string;
+    username: string;
+    password: string;
+    totpSecret?: string;
+  }) => Promise<{ access_token: string; dpop: { privateKey: webcrypto.CryptoKey; publicJwk: JWK } }>;
+  runAccountAction: (options: {
+    issuer: string;
+    username: string;
+    password: string;
+    totpSecret?: string;
+    kcAction: string;
+    answer: 'confirm' | 'cancel';
+  }) => Promise<{ status: string | null; pages: readonly string[] }>;
+}
+
+const keycloakWalker = async (): Promise<KeycloakWalker> => {
   const helper = new URL('../../../infra/keycloak/password-sign-in.ts', import.meta.url).href;
-  const { signInWithPassword } = (await import(/* @vite-ignore */ helper)) as {
-    signInWithPassword: (options: {
-      issuer: string;
-      username: string;
-      password: string;
-    }) => Promise<{ access_token: string; dpop: { privateKey: webcrypto.CryptoKey; publicJwk: JWK } }>;
-  };
-  const tokens = await signInWithPassword({ issuer, username, password });
+  return (await import(/* @vite-ignore */ helper)) as KeycloakWalker;
+};
+
+/**
+ * A real user's DPoP-bound access token from Keycloak (Authorization Code + PKCE through the login form, and
+ * the authenticator-app code computed from `totpSecret` when Keycloak asks for one, the code redeemed with a
+ * DPoP proof), with the key it is bound to, using the infra helper. Imported by path at run time: infra is
+ * not a package, and its file is outside this project's TypeScript root.
+ */
+export async function signIn(
+  issuer: string,
+  username: string,
+  password: string,
+  totpSecret?: string,
+): Promise<BoundToken> {
+  const { signInWithPassword } = await keycloakWalker();
+  const tokens = await signInWithPassword({
+    issuer,
+    username,
+    password,
+    ...(totpSecret === undefined ? {} : { totpSecret }),
+  });
   return {
     accessToken: tokens.access_token,
     dpop: await dpopKeyFrom(tokens.dpop.privateKey, tokens.dpop.publicJwk),
   };
+}
+
+/**
+ * Runs one of Keycloak's application-initiated actions (`kc_action`) as the person does from the shell:
+ * signing in on the way and confirming or cancelling where Keycloak asks. Returns `kc_action_status`.
+ */
+export async function runAccountAction(options: Parameters<KeycloakWalker['runAccountAction']>[0]) {
+  const { runAccountAction: run } = await keycloakWalker();
+  return run(options);
 }

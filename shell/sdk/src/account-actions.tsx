@@ -1,17 +1,61 @@
 import { createContext, useContext, type ReactNode } from 'react';
+import type { AccountCredential } from './account';
 
 /**
- * Keycloak's application-initiated actions a remote may ask for: change the password, register a passkey,
- * set up an authenticator app. Each takes the person to Keycloak and back to the same page.
+ * Keycloak's application-initiated actions a remote may ask for by name: change the password, register a
+ * passkey, set up an authenticator app. Each takes the person to Keycloak and back to the same page.
  */
-export type AccountAction = 'UPDATE_PASSWORD' | 'webauthn-register-passwordless' | 'CONFIGURE_TOTP';
+export type AccountActionName = 'UPDATE_PASSWORD' | 'webauthn-register-passwordless' | 'CONFIGURE_TOTP';
 
-/** Every {@link AccountAction}; the shell starts no other. */
-export const ACCOUNT_ACTIONS: readonly AccountAction[] = [
+/** Every {@link AccountActionName}; with {@link RemoveCredential}, the shell starts no other action. */
+export const ACCOUNT_ACTIONS: readonly AccountActionName[] = [
   'UPDATE_PASSWORD',
   'webauthn-register-passwordless',
   'CONFIGURE_TOTP',
 ];
+
+/** The kinds of credential a person may remove: every second factor and passkey; the password stays. */
+export type RemovableCredentialType = Exclude<AccountCredential['type'], 'password'>;
+
+/** Every {@link RemovableCredentialType}. */
+export const REMOVABLE_CREDENTIAL_TYPES: readonly RemovableCredentialType[] = [
+  'otp',
+  'webauthn-passwordless',
+  'webauthn',
+];
+
+/**
+ * Removing one of the person's own credentials, by its id from `GET /api/account/credentials` (Keycloak's
+ * `delete_credential` action): Keycloak names the credential, asks the person to confirm, and removes only a
+ * credential of the person signed in. `credentialType` words the message afterwards.
+ */
+export interface RemoveCredential {
+  readonly name: 'delete_credential';
+  readonly credentialId: string;
+  readonly credentialType: RemovableCredentialType;
+}
+
+/** An account action a remote may ask the shell for. */
+export type AccountAction = AccountActionName | RemoveCredential;
+
+/** A credential id as Keycloak makes them (UUIDs): letters, digits and hyphens, so it carries nothing else. */
+const CREDENTIAL_ID = /^[A-Za-z0-9-]{1,64}$/;
+
+/**
+ * Whether `value` is an action the shell starts (also after a round trip through storage): a name of
+ * {@link ACCOUNT_ACTIONS}, or a {@link RemoveCredential} with a well-formed id and a removable type.
+ */
+export function isAccountAction(value: unknown): value is AccountAction {
+  if (typeof value === 'string') return (ACCOUNT_ACTIONS as readonly string[]).includes(value);
+  if (typeof value !== 'object' || value === null) return false;
+  const { name, credentialId, credentialType } = value as Partial<Record<keyof RemoveCredential, unknown>>;
+  return (
+    name === 'delete_credential' &&
+    typeof credentialId === 'string' &&
+    CREDENTIAL_ID.test(credentialId) &&
+    (REMOVABLE_CREDENTIAL_TYPES as readonly unknown[]).includes(credentialType)
+  );
+}
 
 /** How an account action ended, as Keycloak reported it (`kc_action_status`). */
 export type AccountActionStatus = 'success' | 'cancelled' | 'error';
@@ -26,7 +70,11 @@ export interface AccountActionResult {
  * remote asks for an action, the shell sends the person to Keycloak with `kc_action` and brings them back.
  */
 export interface AccountActions {
-  /** Leaves the page for Keycloak's screen of `action`; the person comes back to the current page. */
+  /**
+   * Leaves the page for Keycloak's screen of `action`; the person comes back to the current page.
+   *
+   * @throws Error for a value that is no {@link AccountAction} (see {@link isAccountAction}).
+   */
   readonly run: (action: AccountAction) => Promise<void>;
   /** The outcome of the action the person just came back from, or null. */
   readonly lastResult: AccountActionResult | null;

@@ -24,3 +24,9 @@ export type AccountActivity = Schemas['AccountActivity'];
 
 /** Body of `POST /api/account/deletion`: the person's username, typed to confirm. */
 export type AccountDeletionRequest = Schemas['AccountDeletionRequest'];
+
+/** One sign-in method of the person (password, authenticator app, passkey), from `GET /api/account/credentials`. */
+export type AccountCredential = Schemas['AccountCredential'];
+
+/** Response of `GET /api/account/credentials`. */
+export type AccountCredentials = Schemas['AccountCredentials'];

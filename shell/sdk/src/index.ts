@@ -1,12 +1,23 @@
-export { ACCOUNT_ACTIONS, AccountActionsProvider, useAccountActions } from './account-actions';
+export {
+  ACCOUNT_ACTIONS,
+  AccountActionsProvider,
+  isAccountAction,
+  REMOVABLE_CREDENTIAL_TYPES,
+  useAccountActions,
+} from './account-actions';
 export type {
   AccountAction,
+  AccountActionName,
   AccountActionResult,
   AccountActions,
   AccountActionStatus,
+  RemovableCredentialType,
+  RemoveCredential,
 } from './account-actions';
 export type {
   AccountActivity,
+  AccountCredential,
+  AccountCredentials,
   AccountDeletionRequest,
   AccountSession,
   AccountSessions,

@@ -1,4 +1,5 @@
 import type { AccountActivity, SecurityEvent, SecurityEventType } from '@atrium/sdk';
+import { credentialName } from './credential-names';
 import { describeAccountError } from './describe-error';
 import { formatTime } from './format-time';
 import { useAccountResource } from './use-account-resource';
@@ -19,15 +20,8 @@ const LABELS: Record<SecurityEventType, string> = {
   REMOVE_TOTP: 'Authenticator app removed',
 };
 
-const CREDENTIALS: Record<string, string> = {
-  password: 'password',
-  otp: 'authenticator app',
-  'webauthn-passwordless': 'passkey',
-  webauthn: 'security key',
-};
-
 function describe(event: SecurityEvent): string {
-  const credential = event.credential ? (CREDENTIALS[event.credential] ?? event.credential) : null;
+  const credential = event.credential ? credentialName(event.credential) : null;
   return credential && event.type !== 'LOGIN' && event.type !== 'LOGIN_ERROR'
     ? `${LABELS[event.type]} (${credential})`
     : LABELS[event.type];

@@ -4,6 +4,7 @@ import {
   AtriumProvider,
   createApiClient,
   type AccountActionResult,
+  type AccountCredentials,
   type AccountSessions,
   type AtriumContextValue,
 } from '@atrium/sdk';
@@ -11,6 +12,7 @@ import { cleanup, fireEvent, render, screen, within } from '@testing-library/rea
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { formatTime } from './format-time';
 import { SecuritySection } from './security-section';
 
 const API = window.location.origin;
@@ -57,10 +59,38 @@ function renderSection(lastResult: AccountActionResult | null = null) {
   return { signOut, run };
 }
 
+const PASSWORD = {
+  id: 'pw-1',
+  type: 'password',
+  label: null,
+  createdAt: '2026-11-20T10:00:00.000Z',
+} as const;
+const PASSKEY = {
+  id: 'passkey-1',
+  type: 'webauthn-passwordless',
+  label: 'Work laptop',
+  createdAt: '2026-11-21T10:00:00.000Z',
+} as const;
+const APP = { id: 'otp-1', type: 'otp', label: 'Phone', createdAt: '2026-11-22T10:00:00.000Z' } as const;
+
+const unavailable = () =>
+  HttpResponse.json(
+    {
+      type: 'urn:atrium:problem:identity_admin_unavailable',
+      title: 'Account service unavailable',
+      status: 503,
+      detail: 'The account service (Keycloak) is unavailable; nothing was changed. Try again shortly.',
+      code: 'identity_admin_unavailable',
+    },
+    { status: 503, headers: { 'content-type': 'application/problem+json' } },
+  );
+
 function defaultHandlers(
   sessions: AccountSessions = { sessions: [session('a', true), session('b', false)] },
+  credentials: AccountCredentials = { credentials: [PASSWORD, PASSKEY, APP] },
 ) {
   server.use(
+    http.get(`${API}/api/account/credentials`, () => HttpResponse.json(credentials)),
     http.get(`${API}/api/account/sessions`, () => HttpResponse.json(sessions)),
     http.get(`${API}/api/account/activity`, () =>
       HttpResponse.json({
@@ -98,6 +128,7 @@ describe('SecuritySection', () => {
     expect(run).toHaveBeenCalledWith('webauthn-register-passwordless');
     expect(screen.getByTestId<HTMLButtonElement>('security-change-password').disabled).toBe(true);
     // The other cards finished loading before the page goes away.
+    await screen.findAllByTestId('security-credential');
     await screen.findAllByTestId('security-event');
     await screen.findAllByTestId('security-session');
   });
@@ -112,6 +143,7 @@ describe('SecuritySection', () => {
       }),
     );
     renderSection();
+    await screen.findAllByTestId('security-credential');
     expect(await screen.findAllByTestId('security-session')).toHaveLength(2);
     const events = await screen.findAllByTestId('security-event');
     expect(events.map((event) => event.querySelector('strong')?.textContent)).toEqual([
@@ -135,22 +167,11 @@ describe('SecuritySection', () => {
     server.use(
       http.post(`${API}/api/account/deletion`, async ({ request }) => {
         bodies.push(await request.json());
-        return answer === 'refuse'
-          ? HttpResponse.json(
-              {
-                type: 'urn:atrium:problem:identity_admin_unavailable',
-                title: 'Account service unavailable',
-                status: 503,
-                detail:
-                  'The account service (Keycloak) is unavailable; nothing was changed. Try again shortly.',
-                code: 'identity_admin_unavailable',
-              },
-              { status: 503, headers: { 'content-type': 'application/problem+json' } },
-            )
-          : new HttpResponse(null, { status: 204 });
+        return answer === 'refuse' ? unavailable() : new HttpResponse(null, { status: 204 });
       }),
     );
     const { signOut } = renderSection();
+    await screen.findAllByTestId('security-credential');
     await screen.findAllByTestId('security-event');
     await screen.findAllByTestId('security-session');
     const button = screen.getByTestId<HTMLButtonElement>('security-delete-account');
@@ -166,5 +187,102 @@ describe('SecuritySection', () => {
     fireEvent.click(button);
     await vi.waitFor(() => expect(signOut).toHaveBeenCalled());
     expect(bodies).toEqual([{ confirmation: 'alice' }, { confirmation: 'alice' }]);
+  });
+
+  it('lists the sign-in methods with their labels and dates, and removes a second factor through Keycloak', async () => {
+    defaultHandlers();
+    const { run } = renderSection();
+    expect(screen.getByText('Loading your sign-in methods…')).toBeDefined();
+    const items = await screen.findAllByTestId('security-credential');
+    expect(items.map((item) => [item.dataset['type'], item.querySelector('strong')?.textContent])).toEqual([
+      ['password', 'Password'],
+      ['webauthn-passwordless', 'Work laptop'],
+      ['otp', 'Phone'],
+    ]);
+    expect(items[1]!.textContent).toContain('Passkey');
+    expect(items[2]!.textContent).toContain(`Added ${formatTime(APP.createdAt)}`);
+    expect(items[2]!.textContent).toContain(
+      `Added ${new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(APP.createdAt))}`,
+    );
+    // The password is listed, never offered for removal; each second factor is.
+    expect(within(items[0]!).queryByRole('button')).toBeNull();
+    expect(screen.queryByTestId('security-no-factors')).toBeNull();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Remove authenticator app Phone' }));
+    expect(run).toHaveBeenCalledWith({
+      name: 'delete_credential',
+      credentialId: 'otp-1',
+      credentialType: 'otp',
+    });
+    // The page is leaving for Keycloak: nothing else can be started meanwhile.
+    for (const button of screen.getAllByTestId('security-remove-credential'))
+      expect((button as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId<HTMLButtonElement>('security-setup-totp').disabled).toBe(true);
+    await screen.findAllByTestId('security-event');
+    await screen.findAllByTestId('security-session');
+  });
+
+  it('says how a removal ended, in words for the kind of credential', async () => {
+    defaultHandlers();
+    const removal = (credentialType: 'otp' | 'webauthn-passwordless' | 'webauthn') =>
+      ({ name: 'delete_credential', credentialId: 'x-1', credentialType }) as const;
+    const cases: [AccountActionResult, string][] = [
+      [{ action: removal('otp'), status: 'success' }, 'Your authenticator app was removed.'],
+      [{ action: removal('webauthn-passwordless'), status: 'success' }, 'Your passkey was removed.'],
+      [
+        { action: removal('webauthn-passwordless'), status: 'cancelled' },
+        'Nothing changed: you cancelled "remove your passkey".',
+      ],
+      [
+        { action: removal('webauthn'), status: 'error' },
+        '"Remove your security key" did not complete. Nothing changed; please try again.',
+      ],
+    ];
+    for (const [result, message] of cases) {
+      renderSection(result);
+      const shown = screen.getByTestId('security-action-result');
+      expect(shown.textContent).toContain(message);
+      expect(shown.getAttribute('role')).toBe(result.status === 'error' ? 'alert' : 'status');
+      await screen.findAllByTestId('security-credential');
+      await screen.findAllByTestId('security-event');
+      await screen.findAllByTestId('security-session');
+      cleanup();
+    }
+  });
+
+  it('says when there is no second factor yet, and offers no removal', async () => {
+    defaultHandlers(undefined, { credentials: [PASSWORD] });
+    renderSection();
+    expect((await screen.findByTestId('security-no-factors')).textContent).toContain(
+      'No passkey or authenticator app yet.',
+    );
+    expect(screen.getAllByTestId('security-credential')).toHaveLength(1);
+    expect(screen.queryByTestId('security-remove-credential')).toBeNull();
+    await screen.findAllByTestId('security-event');
+    await screen.findAllByTestId('security-session');
+  });
+
+  it('shows why the sign-in methods could not be loaded, and loads them on retry', async () => {
+    defaultHandlers();
+    let calls = 0;
+    server.use(
+      http.get(`${API}/api/account/credentials`, () => {
+        calls += 1;
+        return calls === 1 ? unavailable() : HttpResponse.json({ credentials: [PASSWORD, APP] });
+      }),
+    );
+    renderSection();
+    const card = screen.getByRole('region', { name: 'Signing in' });
+    const alert = await within(card).findByRole('alert');
+    expect(alert.textContent).toContain(
+      'Your sign-in methods could not be loaded: The account service (Keycloak) is unavailable',
+    );
+    expect(screen.queryByTestId('security-credential')).toBeNull();
+    fireEvent.click(within(alert).getByRole('button', { name: 'Retry' }));
+    expect(await screen.findAllByTestId('security-credential')).toHaveLength(2);
+    expect(within(card).queryByRole('alert')).toBeNull();
+    expect(calls).toBe(2);
+    await screen.findAllByTestId('security-event');
+    await screen.findAllByTestId('security-session');
   });
 });

@@ -1,7 +1,20 @@
-import { useAccountActions, type AccountAction, type AccountActionResult } from '@atrium/sdk';
+import {
+  REMOVABLE_CREDENTIAL_TYPES,
+  useAccountActions,
+  type AccountAction,
+  type AccountActionName,
+  type AccountActionResult,
+  type AccountCredential,
+  type AccountCredentials,
+  type RemovableCredentialType,
+} from '@atrium/sdk';
 import { useState } from 'react';
+import { credentialName } from './credential-names';
+import { describeAccountError } from './describe-error';
+import { formatTime } from './format-time';
+import { useAccountResource } from './use-account-resource';
 
-const ACTIONS: readonly { action: AccountAction; label: string; done: string; testId: string }[] = [
+const ACTIONS: readonly { action: AccountActionName; label: string; done: string; testId: string }[] = [
   {
     action: 'UPDATE_PASSWORD',
     label: 'Change password',
@@ -22,19 +35,48 @@ const ACTIONS: readonly { action: AccountAction; label: string; done: string; te
   },
 ];
 
-function describeResult(result: AccountActionResult): string {
-  const entry = ACTIONS.find((candidate) => candidate.action === result.action);
-  const label = entry?.label.toLowerCase() ?? result.action;
-  if (result.status === 'success') return entry?.done ?? 'Done.';
-  if (result.status === 'cancelled') return `Nothing changed: you cancelled "${label}".`;
-  return `"${entry?.label ?? result.action}" did not complete. Nothing changed; please try again.`;
+/** What the person pressed, in their words, and what happened when it worked. */
+function wordsFor(action: AccountAction): { label: string; done: string } {
+  if (typeof action !== 'string') {
+    const name = credentialName(action.credentialType);
+    return { label: `Remove your ${name}`, done: `Your ${name} was removed.` };
+  }
+  const entry = ACTIONS.find((candidate) => candidate.action === action);
+  return { label: entry?.label ?? action, done: entry?.done ?? 'Done.' };
 }
 
-/** Change password, add a passkey, set up an authenticator app: each on Keycloak's own screens. */
+function describeResult(result: AccountActionResult): string {
+  const { label, done } = wordsFor(result.action);
+  if (result.status === 'success') return done;
+  if (result.status === 'cancelled') return `Nothing changed: you cancelled "${label.toLowerCase()}".`;
+  return `"${label}" did not complete. Nothing changed; please try again.`;
+}
+
+function isRemovable(type: AccountCredential['type']): type is RemovableCredentialType {
+  return (REMOVABLE_CREDENTIAL_TYPES as readonly string[]).includes(type);
+}
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/**
+ * The person's sign-in methods (password, passkeys, authenticator apps) with "Remove" for each second factor,
+ * and change password, add a passkey, set up an authenticator app. Adding and removing happen on Keycloak's
+ * own screens: Keycloak asks the person to confirm a removal and removes only their own credential.
+ */
 export function SignInMethods() {
   const actions = useAccountActions();
+  const { state, reload } = useAccountResource<AccountCredentials>('/api/account/credentials');
   const [leaving, setLeaving] = useState(false);
   const result = actions.lastResult;
+  const start = (action: AccountAction) => {
+    setLeaving(true);
+    void actions.run(action).catch(() => setLeaving(false));
+  };
+  const factors =
+    state.status === 'ready'
+      ? state.value.credentials.filter((credential) => isRemovable(credential.type))
+      : [];
+
   return (
     <section aria-labelledby="security-methods-heading" className="atrium-profile__card">
       <h2 id="security-methods-heading">Signing in</h2>
@@ -51,6 +93,71 @@ export function SignInMethods() {
           </button>
         </div>
       )}
+      {state.status === 'loading' && <p className="atrium-profile__muted">Loading your sign-in methods…</p>}
+      {state.status === 'failed' && (
+        <div role="alert" className="atrium-profile__error">
+          <p>{describeAccountError(state.error, 'Your sign-in methods could not be loaded')}</p>
+          <button type="button" className="atrium-profile__button" onClick={reload}>
+            Retry
+          </button>
+        </div>
+      )}
+      {state.status === 'ready' && (
+        <>
+          <ul className="atrium-profile__list" data-testid="security-credentials">
+            {state.value.credentials.map((credential) => {
+              const kind = capitalised(credentialName(credential.type));
+              const removable = isRemovable(credential.type) ? credential.type : null;
+              return (
+                <li
+                  key={credential.id}
+                  className="atrium-profile__credential"
+                  data-testid="security-credential"
+                  data-type={credential.type}
+                >
+                  <span>
+                    <strong>{credential.label ?? kind}</strong>
+                    {credential.label && <> · {kind}</>}
+                    {credential.createdAt && (
+                      <>
+                        <br />
+                        <span className="atrium-profile__muted">
+                          {credential.type === 'password' ? 'Set' : 'Added'}{' '}
+                          {formatTime(credential.createdAt)}
+                        </span>
+                      </>
+                    )}
+                  </span>
+                  {removable && (
+                    <button
+                      type="button"
+                      className="atrium-profile__button"
+                      data-testid="security-remove-credential"
+                      aria-label={`Remove ${credentialName(credential.type)} ${credential.label ?? ''}`.trim()}
+                      disabled={leaving}
+                      onClick={() =>
+                        start({
+                          name: 'delete_credential',
+                          credentialId: credential.id,
+                          credentialType: removable,
+                        })
+                      }
+                    >
+                      Remove
+                    </button>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+          {factors.length === 0 && (
+            <p className="atrium-profile__muted" data-testid="security-no-factors">
+              No passkey or authenticator app yet. A passkey signs you in without a password; an authenticator
+              app adds a code after it.
+            </p>
+          )}
+        </>
+      )}
       <p className="atrium-profile__muted">These open Atrium's sign-in service and bring you back here.</p>
       <div className="atrium-profile__actions">
         {ACTIONS.map(({ action, label, testId }) => (
@@ -60,10 +167,7 @@ export function SignInMethods() {
             className="atrium-profile__button"
             data-testid={testId}
             disabled={leaving}
-            onClick={() => {
-              setLeaving(true);
-              void actions.run(action).catch(() => setLeaving(false));
-            }}
+            onClick={() => start(action)}
           >
             {label}
           </button>

@@ -7,6 +7,8 @@ import { RequestContextInterceptor } from '../database/request-context.intercept
 import {
   type AccountActivity,
   accountActivitySchema,
+  type AccountCredentials,
+  accountCredentialsSchema,
   type AccountDeletionRequest,
   accountDeletionSchema,
   type AccountSessions,
@@ -41,6 +43,17 @@ export class AccountController {
   @ApiDocument(200, signedOutSchema, 'how many sessions were ended')
   signOutOthers(@CurrentUser() user: AuthenticatedUser): Promise<SignedOutSessions> {
     return this.account.signOutOthers(user);
+  }
+
+  @Get('credentials')
+  @ApiOperation({
+    summary:
+      "The caller's sign-in methods at Keycloak (password, authenticator apps, passkeys): id, type, label, date",
+  })
+  @ApiAuthenticated('invalid_token', 'personal_session_required', 'identity_admin_unavailable')
+  @ApiDocument(200, accountCredentialsSchema, "the caller's sign-in methods, without secrets")
+  credentials(@CurrentUser() user: AuthenticatedUser): Promise<AccountCredentials> {
+    return this.account.credentials(user);
   }
 
   @Get('activity')

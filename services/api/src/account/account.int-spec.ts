@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import type { BoundToken } from '../../test/dpop-key.js';
-import { countRows, fetchDeployerToken, signIn } from '../../test/integration-context.js';
+import { countRows, fetchDeployerToken, runAccountAction, signIn } from '../../test/integration-context.js';
 import { KeycloakAdminClient, KeycloakAdminError } from './keycloak-admin.client.js';
 import { KeycloakEventsPoller, SETTLE_MS } from './keycloak-events.poller.js';
 
@@ -43,15 +43,47 @@ interface Person {
   readonly username: string;
   readonly password: string;
   readonly id: string;
+  /** The secret of their authenticator app as Keycloak keeps it, when they have one. */
+  readonly totpSecret?: string;
 }
+
+/** A credential as Keycloak's admin API lists it (what the test compares the API's answer with). */
+interface StoredCredential {
+  readonly id: string;
+  readonly type: string;
+  readonly userLabel?: string;
+  readonly createdDate?: number;
+}
+
+/** The realm's authenticator-app settings (SHA-1, 6 digits, 30 s), as Keycloak stores them with the credential. */
+const APP_CREDENTIAL_DATA = JSON.stringify({
+  subType: 'totp',
+  digits: 6,
+  counter: 0,
+  period: 30,
+  algorithm: 'HmacSHA1',
+});
 
 describe('/api/account against the real Keycloak, on PostgreSQL', () => {
   let api: TestApp;
   let admin: Awaited<ReturnType<typeof masterAdmin>>;
 
-  async function createPerson(): Promise<Person> {
+  /** A person with a password and, given `appLabel`, an authenticator app of that name. */
+  async function createPerson(options: { appLabel?: string } = {}): Promise<Person> {
     const username = `acct-${randomBytes(4).toString('hex')}`;
     const password = `Pw-${randomBytes(9).toString('base64url')}`;
+    const totpSecret = options.appLabel === undefined ? undefined : randomBytes(15).toString('base64url');
+    const app =
+      totpSecret === undefined
+        ? []
+        : [
+            {
+              type: 'otp',
+              userLabel: options.appLabel,
+              secretData: JSON.stringify({ value: totpSecret }),
+              credentialData: APP_CREDENTIAL_DATA,
+            },
+          ];
     const created = await admin('POST', '/users', {
       username,
       email: `${username}@atrium.test`,
@@ -59,12 +91,30 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
       lastName: 'Person',
       enabled: true,
       emailVerified: true,
-      credentials: [{ type: 'password', value: password, temporary: false }],
+      credentials: [{ type: 'password', value: password, temporary: false }, ...app],
     });
     expect(created.status).toBe(201);
     const id = created.headers.get('location')!.split('/').at(-1)!;
-    return { username, password, id };
+    return { username, password, id, ...(totpSecret === undefined ? {} : { totpSecret }) };
   }
+
+  const credentialsOf = async (person: Person) =>
+    (await (await admin('GET', `/users/${person.id}/credentials`)).json()) as StoredCredential[];
+  const appOf = async (person: Person) => {
+    const app = (await credentialsOf(person)).find((credential) => credential.type === 'otp');
+    expect(app, `${person.username}'s authenticator app`).toBeDefined();
+    return app!;
+  };
+  /** The person's own action, as the Security section starts it, signing in with password and app code. */
+  const removeAs = (person: Person, credentialId: string, answer: 'confirm' | 'cancel') =>
+    runAccountAction({
+      issuer,
+      username: person.username,
+      password: person.password,
+      ...(person.totpSecret === undefined ? {} : { totpSecret: person.totpSecret }),
+      kcAction: `delete_credential:${credentialId}`,
+      answer,
+    });
 
   const sessionIdsOf = async (person: Person) =>
     ((await (await admin('GET', `/users/${person.id}/sessions`)).json()) as { id: string }[]).map(
@@ -126,6 +176,7 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     const deployer = await fetchDeployerToken(issuer);
     for (const [method, url] of [
       ['GET', '/api/account/sessions'],
+      ['GET', '/api/account/credentials'],
       ['GET', '/api/account/activity'],
       ['POST', '/api/account/sessions/sign-out-others'],
     ] as const) {
@@ -251,6 +302,98 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
         id: string;
       }[];
       if (made) await admin('DELETE', `/users/${made.id}`);
+    }
+  });
+
+  it("lists the caller's own sign-in methods without secrets, whatever user an attacker names", async () => {
+    const person = await createPerson({ appLabel: 'Work phone' });
+    const other = await createPerson({ appLabel: 'Other phone' });
+    const before = Date.now();
+    const token = await signIn(issuer, person.username, person.password, person.totpSecret);
+
+    const response = await api.request({
+      url: `/api/account/credentials?userId=${other.id}&user=${other.id}&sub=${other.id}`,
+      token,
+    });
+    expect(response.statusCode).toBe(200);
+    const { credentials } = response.json<{
+      credentials: { id: string; type: string; label: string | null; createdAt: string | null }[];
+    }>();
+    const stored = await credentialsOf(person);
+    expect(credentials).toEqual(
+      stored.map((credential) => ({
+        id: credential.id,
+        type: credential.type,
+        label: credential.userLabel ?? null,
+        createdAt: new Date(credential.createdDate!).toISOString(),
+      })),
+    );
+    expect(credentials.map((credential) => [credential.type, credential.label])).toEqual([
+      ['password', null],
+      ['otp', 'Work phone'],
+    ]);
+    // Added moments ago (createPerson), as Keycloak recorded it.
+    for (const credential of credentials)
+      expect(Date.parse(credential.createdAt!)).toBeGreaterThan(before - 60_000);
+    const otherIds = (await credentialsOf(other)).map((credential) => credential.id);
+    expect(credentials.filter((credential) => otherIds.includes(credential.id))).toEqual([]);
+    // Only the four members: neither the app's secret nor any of Keycloak's credential data goes out.
+    expect(response.body).not.toContain(person.totpSecret!);
+    expect(response.body).not.toMatch(/secretData|credentialData|HmacSHA1|value/);
+  });
+
+  it("removes a second factor only through the person's own confirmation at Keycloak, never another person's", async () => {
+    const victim = await createPerson({ appLabel: 'Victim phone' });
+    const attacker = await createPerson({ appLabel: 'Attacker phone' });
+    const victimApp = await appOf(victim);
+    const attackerApp = await appOf(attacker);
+
+    // The attacker puts the victim's credential id in their own kc_action and confirms whatever is asked:
+    // Keycloak looks for it among the attacker's credentials, finds none, shows nothing and reports an error.
+    const attack = await removeAs(attacker, victimApp.id, 'confirm');
+    expect(attack).toEqual({ status: 'error', pages: ['login', 'otp-login'] });
+    expect((await credentialsOf(victim)).map((credential) => credential.id)).toContain(victimApp.id);
+    expect((await credentialsOf(attacker)).map((credential) => credential.id)).toContain(attackerApp.id);
+    await expect(signIn(issuer, victim.username, victim.password, victim.totpSecret)).resolves.toBeDefined();
+
+    // The victim is asked, and cancelling keeps the app.
+    const cancelled = await removeAs(victim, victimApp.id, 'cancel');
+    expect(cancelled).toEqual({ status: 'cancelled', pages: ['login', 'otp-login', 'delete-credential'] });
+    expect((await credentialsOf(victim)).map((credential) => credential.id)).toContain(victimApp.id);
+
+    // Confirmed, it is gone: the victim signs in with the password alone, and the API lists only that.
+    const removed = await removeAs(victim, victimApp.id, 'confirm');
+    expect(removed).toEqual({ status: 'success', pages: ['login', 'otp-login', 'delete-credential'] });
+    expect((await credentialsOf(victim)).map((credential) => credential.type)).toEqual(['password']);
+    const token = await signIn(issuer, victim.username, victim.password);
+    const list = await api.request({ url: '/api/account/credentials', token });
+    expect(list.json<{ credentials: { type: string }[] }>().credentials.map((c) => c.type)).toEqual([
+      'password',
+    ]);
+    // The attacker's own app was never touched.
+    expect((await credentialsOf(attacker)).map((credential) => credential.id)).toContain(attackerApp.id);
+  });
+
+  it('answers 503 problem+json when Keycloak cannot be reached, like the other account routes', async () => {
+    const person = await createPerson();
+    const token = await signIn(issuer, person.username, person.password);
+    await api.close();
+    // Keycloak's admin API on a port where nothing listens: the token endpoint works, the admin call cannot.
+    const cut = await createTestApp({
+      OIDC_ISSUER_URL: issuer,
+      DATABASE_URL: databaseUrl,
+      KEYCLOAK_ADMIN_URL: 'http://127.0.0.1:9/admin/realms/atrium',
+    });
+    try {
+      await cut.waitForIssuer();
+      const response = await cut.request({ url: '/api/account/credentials', token });
+      expect(response.statusCode).toBe(503);
+      expect(response.headers['content-type']).toContain('application/problem+json');
+      expect(response.json<{ code: string }>().code).toBe('identity_admin_unavailable');
+    } finally {
+      await cut.close();
+      api = await createTestApp({ OIDC_ISSUER_URL: issuer, DATABASE_URL: databaseUrl });
+      await api.waitForIssuer();
     }
   });
 

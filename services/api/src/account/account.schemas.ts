@@ -70,6 +70,39 @@ export const accountActivitySchema = z
 
 export type AccountActivity = z.output<typeof accountActivitySchema>;
 
+/**
+ * The kinds of sign-in credential the Security section shows, by Keycloak's credential type: the password, an
+ * authenticator app (TOTP), a passkey (WebAuthn, passwordless) and a security key (WebAuthn as a second
+ * factor). A credential of any other type is left out of the list.
+ */
+export const CREDENTIAL_TYPES = ['password', 'otp', 'webauthn-passwordless', 'webauthn'] as const;
+
+/**
+ * Response of `GET /api/account/credentials`: the caller's sign-in methods at Keycloak, in Keycloak's order.
+ * Only what the person needs to recognise and remove one: never its secret or public key material.
+ */
+export const accountCredentialsSchema = z
+  .object({
+    credentials: z.array(
+      z
+        .object({
+          id: z
+            .string()
+            .describe("Keycloak's id of the credential, for its delete_credential action (kc_action)"),
+          type: z.enum(CREDENTIAL_TYPES),
+          label: z
+            .string()
+            .nullable()
+            .describe('the name the person gave it when adding it, e.g. "Work laptop"'),
+          createdAt: z.iso.datetime().nullable().describe('when it was added, if Keycloak recorded it'),
+        })
+        .meta({ id: 'AccountCredential' }),
+    ),
+  })
+  .meta({ id: 'AccountCredentials' });
+
+export type AccountCredentials = z.output<typeof accountCredentialsSchema>;
+
 /** Body of `POST /api/account/deletion`: the person types their username to confirm. */
 export const accountDeletionSchema = z
   .strictObject({

@@ -9,7 +9,9 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { UserProfile } from '../me/user-profile.entity.js';
 import {
   type AccountActivity,
+  type AccountCredentials,
   type AccountSessions,
+  CREDENTIAL_TYPES,
   SECURITY_EVENT_TYPES,
   type SignedOutSessions,
 } from './account.schemas.js';
@@ -65,6 +67,28 @@ export class AccountService {
     );
     for (const session of others) await this.keycloak.endSession(session.id);
     return { signedOut: others.length };
+  }
+
+  /**
+   * The caller's sign-in methods: id, kind, label and date only. Removing one is Keycloak's own
+   * `delete_credential` action, which the person starts from the shell (kc_action) and confirms at Keycloak;
+   * the API never removes a credential.
+   */
+  async credentials(user: AuthenticatedUser): Promise<AccountCredentials> {
+    this.requirePerson(user);
+    const types: readonly string[] = CREDENTIAL_TYPES;
+    const credentials = await this.keycloak.credentials(user.sub);
+    return {
+      credentials: credentials
+        .filter((credential) => types.includes(credential.type))
+        .map((credential) => ({
+          id: credential.id,
+          type: credential.type as AccountCredentials['credentials'][number]['type'],
+          label: credential.userLabel?.trim() || null,
+          createdAt:
+            credential.createdDate === undefined ? null : new Date(credential.createdDate).toISOString(),
+        })),
+    };
   }
 
   async activity(user: AuthenticatedUser): Promise<AccountActivity> {

@@ -43,6 +43,18 @@ export interface KeycloakAdminEvent {
   };
 }
 
+/**
+ * A stored credential of a user (`CredentialRepresentation`). Keycloak's admin API also returns
+ * `credentialData` (public parameters: an app's algorithm, a passkey's public key); nothing here reads it.
+ */
+export interface KeycloakCredential {
+  readonly id: string;
+  readonly type: string;
+  readonly userLabel?: string;
+  /** Epoch milliseconds. */
+  readonly createdDate?: number;
+}
+
 export interface KeycloakUser {
   readonly id: string;
   readonly username: string;
@@ -73,6 +85,13 @@ export class KeycloakAdminClient {
   /** The user's online sign-in sessions. */
   async userSessions(userId: string): Promise<KeycloakSession[]> {
     return (await this.call<KeycloakSession[]>('GET', `/users/${encodeURIComponent(userId)}/sessions`)) ?? [];
+  }
+
+  /** The user's stored credentials (password, authenticator apps, passkeys…), in Keycloak's order. */
+  async credentials(userId: string): Promise<KeycloakCredential[]> {
+    return (
+      (await this.call<KeycloakCredential[]>('GET', `/users/${encodeURIComponent(userId)}/credentials`)) ?? []
+    );
   }
 
   /** Ends one session (its refresh tokens stop working at once); absent already counts as done. */

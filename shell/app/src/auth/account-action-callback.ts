@@ -19,7 +19,7 @@ export function keepAccountActionResult(
 ): void {
   const action =
     typeof state === 'object' && state !== null ? (state as SigninState).accountAction : undefined;
-  if (typeof action !== 'string') return;
+  if (action === undefined || action === null) return;
   const status = new URLSearchParams(search).get('kc_action_status');
   storage.setItem(ACCOUNT_ACTION_RESULT_KEY, JSON.stringify({ action, status }));
 }

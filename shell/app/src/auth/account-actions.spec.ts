@@ -1,3 +1,4 @@
+import type { AccountAction } from '@atrium/sdk';
 import { describe, expect, it } from 'vitest';
 import { hasAccountActionResult, keepAccountActionResult } from './account-action-callback';
 import { accountActionRequest, takeAccountActionResult } from './account-actions';
@@ -22,6 +23,46 @@ describe('account actions', () => {
       state: { returnTo: '/profile?tab=security', accountAction: 'CONFIGURE_TOTP' },
       extraQueryParams: { kc_action: 'CONFIGURE_TOTP' },
     });
+  });
+
+  it('removes a credential with delete_credential:<id>, and keeps which kind it was for the message', () => {
+    const action = {
+      name: 'delete_credential',
+      credentialId: '4c3e0ad1-8a2b-4f7e-9d8c-0f1e2d3c4b5a',
+      credentialType: 'otp',
+    } as const;
+    expect(accountActionRequest(action, '/profile')).toEqual({
+      state: { returnTo: '/profile', accountAction: action },
+      extraQueryParams: { kc_action: 'delete_credential:4c3e0ad1-8a2b-4f7e-9d8c-0f1e2d3c4b5a' },
+    });
+    const storage = memoryStorage();
+    keepAccountActionResult(
+      { returnTo: '/profile', accountAction: action },
+      '?kc_action_status=success',
+      storage,
+    );
+    expect(takeAccountActionResult(storage)).toEqual({ action, status: 'success' });
+  });
+
+  it('starts no action a remote made up: another action, a second parameter, the password', () => {
+    const forged: unknown[] = [
+      'delete_account',
+      'delete_credential:4c3e0ad1',
+      { name: 'delete_account', credentialId: 'a', credentialType: 'otp' },
+      { name: 'delete_credential', credentialId: 'a:b', credentialType: 'otp' },
+      { name: 'delete_credential', credentialId: 'a&kc_action=delete_account', credentialType: 'otp' },
+      { name: 'delete_credential', credentialId: '', credentialType: 'otp' },
+      { name: 'delete_credential', credentialId: 'a', credentialType: 'password' },
+      { name: 'delete_credential', credentialId: 'a' },
+    ];
+    for (const action of forged) {
+      expect(() => accountActionRequest(action as AccountAction, '/'), JSON.stringify(action)).toThrow(
+        /Not an account action/,
+      );
+      const storage = memoryStorage();
+      keepAccountActionResult({ returnTo: '/', accountAction: action }, '?kc_action_status=success', storage);
+      expect(takeAccountActionResult(storage), JSON.stringify(action)).toBeNull();
+    }
   });
 
   it("keeps Keycloak's kc_action_status for the page, once", () => {

@@ -1,5 +1,5 @@
 import {
-  ACCOUNT_ACTIONS,
+  isAccountAction,
   type AccountAction,
   type AccountActionResult,
   type AccountActionStatus,
@@ -9,18 +9,26 @@ import type { SigninState } from './oidc';
 
 const STATUSES: readonly string[] = ['success', 'cancelled', 'error'] satisfies AccountActionStatus[];
 
-export function isAccountAction(value: unknown): value is AccountAction {
-  return typeof value === 'string' && (ACCOUNT_ACTIONS as readonly string[]).includes(value);
+/**
+ * Keycloak's `kc_action` value for `action`: its name, or `delete_credential:<credential id>` (Keycloak splits
+ * the value at the colon and passes the rest to the action as its parameter).
+ */
+export function kcActionOf(action: AccountAction): string {
+  return typeof action === 'string' ? action : `${action.name}:${action.credentialId}`;
 }
 
 /**
  * The sign-in request that runs `action` (Keycloak's application-initiated action, `kc_action`) and then
  * returns to `returnTo`: the round trip is an ordinary authorization request, so the tokens are renewed with
  * it and the callback stays the shell's.
+ *
+ * @throws Error for anything but an action of the sdk's list (a remote is code the shell does not trust).
  */
 export function accountActionRequest(action: AccountAction, returnTo: string) {
+  if (!isAccountAction(action))
+    throw new Error(`Not an account action the shell starts: ${JSON.stringify(action)}`);
   const state: SigninState = { returnTo, accountAction: action };
-  return { state, extraQueryParams: { kc_action: action } };
+  return { state, extraQueryParams: { kc_action: kcActionOf(action) } };
 }
 
 /**

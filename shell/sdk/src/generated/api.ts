@@ -297,6 +297,23 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/account/credentials": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** The caller's sign-in methods at Keycloak (password, authenticator apps, passkeys): id, type, label, date */
+        readonly get: operations["accountCredentials"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/account/activity": {
         readonly parameters: {
             readonly query?: never;
@@ -711,6 +728,19 @@ export interface components {
         readonly SignedOutSessions: {
             /** @description how many other sessions were ended */
             readonly signedOut: number;
+        };
+        readonly AccountCredentials: {
+            readonly credentials: readonly components["schemas"]["AccountCredential"][];
+        };
+        readonly AccountCredential: {
+            /** @description Keycloak's id of the credential, for its delete_credential action (kc_action) */
+            readonly id: string;
+            /** @enum {string} */
+            readonly type: "password" | "otp" | "webauthn-passwordless" | "webauthn";
+            /** @description the name the person gave it when adding it, e.g. "Work laptop" */
+            readonly label: string | null;
+            /** @description when it was added, if Keycloak recorded it */
+            readonly createdAt: string | null;
         };
         readonly AccountActivity: {
             readonly items: readonly components["schemas"]["SecurityEvent"][];
@@ -2548,6 +2578,77 @@ export interface operations {
                 };
                 content: {
                     readonly "application/json": components["schemas"]["SignedOutSessions"];
+                };
+            };
+            /** @description problem+json, code invalid_request */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code personal_session_required */
+            readonly 403: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable | identity_admin_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly accountCredentials: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description the caller's sign-in methods, without secrets */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["AccountCredentials"];
                 };
             };
             /** @description problem+json, code invalid_request */
