@@ -104,7 +104,7 @@ describe('DPoPKeyCache', () => {
     const second = new DPoPState(await keyPair());
     await store.set('shell', second); // another tab's new sign-in, not heard of here
     const thumbprint = async (state: DPoPState) =>
-      calculateJwkThumbprint((await crypto.subtle.exportKey('jwk', state.keys.publicKey)));
+      calculateJwkThumbprint(await crypto.subtle.exportKey('jwk', state.keys.publicKey));
 
     await cache.expect('shell', await thumbprint(first));
     expect(await cache.get('shell')).toBe(first);

@@ -198,7 +198,7 @@ describe('SharedUserManager', () => {
     };
     // Tab B starts loading: it reads the key pair before its user manager (and its channel) exists.
     const cacheOfB = new DPoPKeyCache(dpopStore);
-    const before = (await cacheOfB.get(keycloak.config.oidc.clientId));
+    const before = await cacheOfB.get(keycloak.config.oidc.clientId);
     // Meanwhile tab A signs out and in again: a new key pair, and a token bound to it.
     const tabA = tabs[0]!;
     await tabA.removeUser();
