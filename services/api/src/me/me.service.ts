@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
-import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { AuthenticatedUser } from '../auth/access-token.js';
+import { preparedRead } from '../database/prepared-read.js';
 import type { z } from 'zod';
 import type { meDocumentSchema, Preferences } from './preferences.schema.js';
 import { UserProfile } from './user-profile.entity.js';
@@ -21,12 +21,7 @@ export class MeService {
    * write path.
    */
   async getMe(user: AuthenticatedUser): Promise<MeDocument> {
-    // Both drivers (SQLite, PostgreSQL) are SQL drivers: their entity managers build queries.
-    const stored = await (this.em as SqlEntityManager)
-      .createQueryBuilder(UserProfile)
-      .select(['username', 'email', 'name', 'theme'])
-      .where({ id: user.sub })
-      .execute<StoredClaims | undefined>('get', false);
+    const stored = await readStoredClaims(this.em, [user.sub]);
     if (stored && claimsMatch(stored, user)) return toDocument(user, stored);
     const profile = await this.syncProfile(this.em, user);
     await this.em.flush();
@@ -63,6 +58,14 @@ export class MeService {
 
 /** The columns of a profile the `/api/me` document is made of, as read on the steady path. */
 type StoredClaims = Pick<UserProfile, 'username' | 'email' | 'name' | 'theme'>;
+
+/** The steady path's one read by primary key, as a statement prepared once (../database/prepared-read.ts). */
+const readStoredClaims = preparedRead<StoredClaims>('atrium_me_stored_claims', (em) =>
+  em
+    .createQueryBuilder(UserProfile)
+    .select(['username', 'email', 'name', 'theme'])
+    .where({ id: 'the caller' }),
+);
 
 /** Whether the stored copy of the token's identity claims is still current . */
 function claimsMatch(stored: StoredClaims, user: AuthenticatedUser): boolean {
