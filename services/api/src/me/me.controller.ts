@@ -9,7 +9,6 @@ import { RequestContextInterceptor } from '../database/request-context.intercept
 
 @ApiTags('me')
 @Controller('me')
-@UseInterceptors(RequestContextInterceptor)
 export class MeController {
   constructor(private readonly me: MeService) {}
 
@@ -22,6 +21,8 @@ export class MeController {
   }
 
   @Put('preferences')
+  // Only here: getMe's steady path needs no EntityManager of its own, and forks one for its rare write.
+  @UseInterceptors(RequestContextInterceptor)
   @ApiOperation({ summary: "Replace the caller's preferences" })
   @ApiAuthenticated('invalid_token', 'validation_failed')
   @ApiDocument(200, meDocumentSchema, 'the caller with the new preferences')

@@ -23,8 +23,11 @@ export class MeService {
   async getMe(user: AuthenticatedUser): Promise<MeDocument> {
     const stored = await readStoredClaims(this.em, [user.sub]);
     if (stored && claimsMatch(stored, user)) return toDocument(user, stored);
-    const profile = await this.syncProfile(this.em, user);
-    await this.em.flush();
+    // Its own EntityManager for the write: the steady path above needs none, so the route opens no request
+    // context (me.controller.ts).
+    const em = this.em.fork();
+    const profile = await this.syncProfile(em, user);
+    await em.flush();
     return toDocument(user, profile);
   }
 
