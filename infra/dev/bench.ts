@@ -3,7 +3,7 @@
 // machine and on whatever else runs on it.
 //   api    services/api/bench/bench.ts: me_ratio_sqlite, me_ratio_postgres, remotes_ratio (about 5 min)
 //   audit  services/api/bench/audit-bench.ts: audit_deep_page_ratio at AUDIT_ROWS (1,000,000) rows on
-//          PostgreSQL (filling the table takes most of its time: several minutes)
+//          PostgreSQL (filling the table takes most of its time)
 //   shell  infra/bench/shell-bench.ts: first_feature_ratio in Chromium, first_load_bytes, reload_bytes (about 4 min)
 // `npm run bench -- --only api,shell` or `-- --skip audit` runs a part of them.
 // Obtains what the benchmarks need, as `npm test` does: a PostgreSQL server (the machine's on 127.0.0.1:5432,

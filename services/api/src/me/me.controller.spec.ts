@@ -33,6 +33,12 @@ describe('/api/me on SQLite', () => {
       roles: ['atrium-user'],
       preferences: { theme: 'system' },
     });
+    // A person's profile is not kept in the browser's cache (nor a refusal of their credentials).
+    expect(response.headers['cache-control']).toBe('no-store');
+    const refused = await api.request({ url: '/api/me', headers: { authorization: 'Bearer not-a-token' } });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers['cache-control']).toBe('no-store');
+    expect((await api.request({ url: '/api/health/live' })).headers['cache-control']).toBeUndefined();
   });
 
   it('refreshes username, email and name from later tokens', async () => {

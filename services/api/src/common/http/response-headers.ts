@@ -40,10 +40,14 @@ function resolveHelmetHeaders(options: Parameters<typeof helmet>[0]): Record<str
 }
 
 /**
- * Sets the headers every answer carries, errors included: the request id and the security headers. On the
- * Fastify reply rather than the Node.js response, so that Fastify writes them together with its own in one
- * `writeHead` (headers set on the raw response make Node.js validate and merge every header again).
+ * Sets the headers every answer carries, errors included: the request id and the security headers, and for
+ * a request that carries credentials `Cache-Control: no-store` (a person's profile, sessions, sign-in methods
+ * or activity must not stay in a browser's cache; a route with a policy of its own, like the registry's ETag,
+ * replaces it). On the Fastify reply rather than the Node.js response, so that Fastify writes them together
+ * with its own in one `writeHead` (headers set on the raw response make Node.js validate and merge every
+ * header again).
  */
 export function setResponseHeaders(request: FastifyRequest, reply: FastifyReply): void {
   void reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
+  if (request.headers.authorization !== undefined) void reply.header('cache-control', 'no-store');
 }
