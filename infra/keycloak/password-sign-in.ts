@@ -23,7 +23,15 @@ export interface SignInOptions {
   scope?: string;
   /** Default true. False redeems the code without a DPoP proof (to show that Keycloak refuses that). */
   dpop?: boolean;
+  /**
+   * The browser's cookies. Given, the Keycloak session the sign-in starts stays in it, as in the person's
+   * browser, for {@link openAccountAction}; by default each sign-in has a jar of its own.
+   */
+  cookies?: CookieJar;
 }
+
+/** A browser's cookies for Keycloak, name to value. */
+export type CookieJar = Map<string, string>;
 
 /**
  * The ES256 key pair the tokens are bound to (DPoP, RFC 9449), as a browser would keep it: a test signs a
@@ -90,6 +98,8 @@ export async function signInWithPassword(options: SignInOptions): Promise<SignIn
     options,
     authorizeUrl(options, { state, verifier }),
     redirectUri,
+    undefined,
+    options.cookies,
   );
   if (callback.searchParams.get('state') !== state)
     throw new SignInError('The state came back changed.', 'callback');
@@ -152,8 +162,54 @@ export async function runAccountAction(options: AccountActionOptions): Promise<A
     verifier: randomBytes(32).toString('base64url'),
   });
   url.searchParams.set('kc_action', options.kcAction);
-  const { callback, pages } = await throughKeycloak(options, url, redirectUri, options.answer);
+  const { callback, pages } = await throughKeycloak(
+    options,
+    url,
+    redirectUri,
+    options.answer,
+    options.cookies,
+  );
   return { status: callback.searchParams.get('kc_action_status'), pages };
+}
+
+export interface OpenAccountActionOptions extends Pick<SignInOptions, 'issuer' | 'clientId' | 'redirectUri'> {
+  /** Keycloak's `kc_action` value, e.g. `delete_credential:<credential id>`. */
+  kcAction: string;
+  /** The authorization request's `prompt`: `none` asks Keycloak to answer without showing any page. */
+  prompt?: 'none';
+  /** The browser's cookies, e.g. the Keycloak session of a person who signed in with them. */
+  cookies: CookieJar;
+}
+
+/** Where a browser sent to an application-initiated action ended, the person pressing nothing. */
+export interface OpenedAccountAction {
+  /** The Keycloak page it stopped at, by {@link pageOf} (`delete-credential`, `login`, …), or null when sent back. */
+  readonly page: string | null;
+  /** The OAuth `error` of the redirect back (`interaction_required`, `login_required`, …), or null. */
+  readonly error: string | null;
+  /** The `kc_action_status` of the redirect back, or null. */
+  readonly status: string | null;
+}
+
+/**
+ * What another site achieves by sending a browser to the shell's authorization request with `kc_action` (a
+ * link, a form, `location.href`): the top-level navigation carries Keycloak's cookies along, so a person signed
+ * in there is recognised. Follows Keycloak's redirects with `cookies` and answers no page: the person presses
+ * nothing. The code that may come back is not redeemed.
+ */
+export async function openAccountAction(options: OpenAccountActionOptions): Promise<OpenedAccountAction> {
+  const redirectUri = options.redirectUri ?? SHELL_CALLBACK;
+  const url = authorizeUrl(options, {
+    state: randomBytes(16).toString('base64url'),
+    verifier: randomBytes(32).toString('base64url'),
+  });
+  url.searchParams.set('kc_action', options.kcAction);
+  if (options.prompt !== undefined) url.searchParams.set('prompt', options.prompt);
+  const send = browserFetch(options.cookies);
+  const reached = await followRedirects(send, await send(url.href), url, redirectUri);
+  if ('page' in reached) return { page: pageOf(await reached.page.text()), error: null, status: null };
+  const query = reached.callback.searchParams;
+  return { page: null, error: query.get('error'), status: query.get('kc_action_status') };
 }
 
 /** The authorization request of the shell's flow: Authorization Code with PKCE (S256). */
@@ -205,19 +261,14 @@ async function freshTotpCode(secret: string): Promise<string> {
   }
 }
 
+type BrowserFetch = (url: string, form?: Record<string, string>) => Promise<Response>;
+
 /**
- * Follows Keycloak from the authorization request to the redirect back to `redirectUri` over plain HTTP with
- * a cookie jar, answering each page the person knows the answer to once: the login form, the app code, a
- * confirmation (`answer`). Any other page, or one asked again (a rejected password or code), stops it.
+ * Requests as a browser makes them to Keycloak, one at a time: the cookies in `cookies` go along, the ones
+ * Keycloak sets or expires are kept or dropped there. Redirects are not followed.
  */
-async function throughKeycloak(
-  person: Pick<SignInOptions, 'username' | 'password' | 'totpSecret'>,
-  authorize: URL,
-  redirectUri: string,
-  answer?: 'confirm' | 'cancel',
-): Promise<{ callback: URL; pages: string[] }> {
-  const cookies = new Map<string, string>();
-  const send = async (url: string, form?: Record<string, string>) => {
+function browserFetch(cookies: CookieJar): BrowserFetch {
+  return async (url, form) => {
     const response = await fetch(url, {
       method: form ? 'POST' : 'GET',
       redirect: 'manual',
@@ -228,22 +279,53 @@ async function throughKeycloak(
       ...(form ? { body: new URLSearchParams(form) } : {}),
     });
     for (const cookie of response.headers.getSetCookie()) {
-      const [pair = ''] = cookie.split(';');
+      const [pair = '', ...attributes] = cookie.split(';');
       const at = pair.indexOf('=');
-      if (at > 0) cookies.set(pair.slice(0, at), pair.slice(at + 1));
+      if (at <= 0) continue;
+      const expired = attributes.some((attribute) => /^\s*max-age=0\s*$/i.test(attribute));
+      if (expired) cookies.delete(pair.slice(0, at));
+      else cookies.set(pair.slice(0, at), pair.slice(at + 1));
     }
     return response;
   };
+}
+
+/** Follows Keycloak's redirects from `response` to the redirect back to `redirectUri`, or to a page it shows. */
+async function followRedirects(
+  send: BrowserFetch,
+  response: Response,
+  base: URL,
+  redirectUri: string,
+): Promise<{ callback: URL } | { page: Response }> {
+  for (let step = 0; step < 12; step += 1) {
+    const location = response.headers.get('location');
+    if (response.status < 300 || response.status >= 400 || !location) return { page: response };
+    const next = new URL(location, response.url || base);
+    if (next.href.startsWith(redirectUri)) return { callback: next };
+    response = await send(next.href);
+  }
+  throw new SignInError('Keycloak kept redirecting.', 'unknown');
+}
+
+/**
+ * Follows Keycloak from the authorization request to the redirect back to `redirectUri` over plain HTTP with
+ * a cookie jar, answering each page the person knows the answer to once: the login form, the app code, a
+ * confirmation (`answer`). Any other page, or one asked again (a rejected password or code), stops it.
+ */
+async function throughKeycloak(
+  person: Pick<SignInOptions, 'username' | 'password' | 'totpSecret'>,
+  authorize: URL,
+  redirectUri: string,
+  answer?: 'confirm' | 'cancel',
+  cookies: CookieJar = new Map(),
+): Promise<{ callback: URL; pages: string[] }> {
+  const send = browserFetch(cookies);
   const pages: string[] = [];
   let response = await send(authorize.toString());
   for (let step = 0; step < 12; step += 1) {
-    const location = response.headers.get('location');
-    if (response.status >= 300 && response.status < 400 && location) {
-      const next = new URL(location, response.url || authorize);
-      if (next.href.startsWith(redirectUri)) return { callback: next, pages };
-      response = await send(next.href);
-      continue;
-    }
+    const reached = await followRedirects(send, response, authorize, redirectUri);
+    if ('callback' in reached) return { callback: reached.callback, pages };
+    response = reached.page;
     const html = await response.text();
     const page = pageOf(html);
     const action = formAction(html);
@@ -271,7 +353,7 @@ async function throughKeycloak(
       throw new SignInError(`Signing in as ${person.username} stopped at Keycloak's "${page}" page.`, page);
     }
   }
-  throw new SignInError('Keycloak kept redirecting.', 'unknown');
+  throw new SignInError('Keycloak kept asking.', 'unknown');
 }
 
 /** The `action` of the first form on a Keycloak page, HTML entities decoded. */

@@ -89,6 +89,7 @@ interface KeycloakWalker {
     username: string;
     password: string;
     totpSecret?: string;
+    cookies?: Map<string, string>;
   }) => Promise<{ access_token: string; dpop: { privateKey: webcrypto.CryptoKey; publicJwk: JWK } }>;
   runAccountAction: (options: {
     issuer: string;
@@ -98,6 +99,12 @@ interface KeycloakWalker {
     kcAction: string;
     answer: 'confirm' | 'cancel';
   }) => Promise<{ status: string | null; pages: readonly string[] }>;
+  openAccountAction: (options: {
+    issuer: string;
+    kcAction: string;
+    prompt?: 'none';
+    cookies: Map<string, string>;
+  }) => Promise<{ page: string | null; error: string | null; status: string | null }>;
 }
 
 const keycloakWalker = async (): Promise<KeycloakWalker> => {
@@ -137,4 +144,36 @@ export async function signIn(
 export async function runAccountAction(options: Parameters<KeycloakWalker['runAccountAction']>[0]) {
   const { runAccountAction: run } = await keycloakWalker();
   return run(options);
+}
+
+/**
+ * A browser in which the person signed in at Keycloak (password, and app code from `totpSecret` when asked):
+ * its cookies, which hold their Keycloak session, for {@link openAccountAction}.
+ */
+export async function signedInBrowser(
+  issuer: string,
+  username: string,
+  password: string,
+  totpSecret?: string,
+): Promise<Map<string, string>> {
+  const { signInWithPassword } = await keycloakWalker();
+  const cookies = new Map<string, string>();
+  await signInWithPassword({
+    issuer,
+    username,
+    password,
+    ...(totpSecret === undefined ? {} : { totpSecret }),
+    cookies,
+  });
+  return cookies;
+}
+
+/**
+ * Sends a browser (its cookies) to one of Keycloak's application-initiated actions as another site can, the
+ * person pressing nothing: returns the page it stopped at, or the `error` and `kc_action_status` it came back
+ * with.
+ */
+export async function openAccountAction(options: Parameters<KeycloakWalker['openAccountAction']>[0]) {
+  const { openAccountAction: open } = await keycloakWalker();
+  return open(options);
 }

@@ -3,7 +3,14 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import type { BoundToken } from '../../test/dpop-key.js';
-import { countRows, fetchDeployerToken, runAccountAction, signIn } from '../../test/integration-context.js';
+import {
+  countRows,
+  fetchDeployerToken,
+  openAccountAction,
+  runAccountAction,
+  signedInBrowser,
+  signIn,
+} from '../../test/integration-context.js';
 import { KeycloakAdminClient, KeycloakAdminError } from './keycloak-admin.client.js';
 import { KeycloakEventsPoller, SETTLE_MS } from './keycloak-events.poller.js';
 
@@ -372,6 +379,30 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     ]);
     // The attacker's own app was never touched.
     expect((await credentialsOf(attacker)).map((credential) => credential.id)).toContain(attackerApp.id);
+  });
+
+  it("removes no second factor when another site sends the signed-in person's browser to Keycloak", async () => {
+    const victim = await createPerson({ appLabel: 'Victim phone' });
+    const victimApp = await appOf(victim);
+    const idsOfVictim = async () => (await credentialsOf(victim)).map((credential) => credential.id);
+    // The victim signed in a moment ago: their browser holds Keycloak's session cookies, which a top-level
+    // navigation started by any site carries along. The attacker knows the id of the victim's app.
+    const browser = await signedInBrowser(issuer, victim.username, victim.password, victim.totpSecret);
+    const kcAction = `delete_credential:${victimApp.id}`;
+
+    // Silently (prompt=none): the removal needs the confirmation page, so Keycloak sends the browser back. The
+    // session was recognised: a browser without it is sent back with login_required instead.
+    const silent = await openAccountAction({ issuer, kcAction, prompt: 'none', cookies: browser });
+    expect(silent).toEqual({ page: null, error: 'interaction_required', status: null });
+    const signedOut = await openAccountAction({ issuer, kcAction, prompt: 'none', cookies: new Map() });
+    expect(signedOut).toEqual({ page: null, error: 'login_required', status: null });
+    expect(await idsOfVictim()).toContain(victimApp.id);
+
+    // Openly: the live session spares the password and the code, but Keycloak stops at its confirmation, and
+    // as long as the person does not press it the app stays.
+    const shown = await openAccountAction({ issuer, kcAction, cookies: browser });
+    expect(shown).toEqual({ page: 'delete-credential', error: null, status: null });
+    expect(await idsOfVictim()).toContain(victimApp.id);
   });
 
   it('answers 503 problem+json when Keycloak cannot be reached, like the other account routes', async () => {
