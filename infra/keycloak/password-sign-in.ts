@@ -157,11 +157,7 @@ export interface AccountActionOutcome {
  */
 export async function runAccountAction(options: AccountActionOptions): Promise<AccountActionOutcome> {
   const redirectUri = options.redirectUri ?? SHELL_CALLBACK;
-  const url = authorizeUrl(options, {
-    state: randomBytes(16).toString('base64url'),
-    verifier: randomBytes(32).toString('base64url'),
-  });
-  url.searchParams.set('kc_action', options.kcAction);
+  const url = accountActionUrl(options, options.kcAction);
   const { callback, pages } = await throughKeycloak(
     options,
     url,
@@ -199,11 +195,7 @@ export interface OpenedAccountAction {
  */
 export async function openAccountAction(options: OpenAccountActionOptions): Promise<OpenedAccountAction> {
   const redirectUri = options.redirectUri ?? SHELL_CALLBACK;
-  const url = authorizeUrl(options, {
-    state: randomBytes(16).toString('base64url'),
-    verifier: randomBytes(32).toString('base64url'),
-  });
-  url.searchParams.set('kc_action', options.kcAction);
+  const url = accountActionUrl(options, options.kcAction);
   if (options.prompt !== undefined) url.searchParams.set('prompt', options.prompt);
   const send = browserFetch(options.cookies);
   const reached = await followRedirects(send, await send(url.href), url, redirectUri);
@@ -228,6 +220,19 @@ function authorizeUrl(
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
   }).toString();
+  return url;
+}
+
+/** An authorization request of the shell's client asking for `kcAction`; its code is never redeemed. */
+function accountActionUrl(
+  options: Pick<SignInOptions, 'issuer' | 'clientId' | 'redirectUri' | 'scope'>,
+  kcAction: string,
+): URL {
+  const url = authorizeUrl(options, {
+    state: randomBytes(16).toString('base64url'),
+    verifier: randomBytes(32).toString('base64url'),
+  });
+  url.searchParams.set('kc_action', kcAction);
   return url;
 }
 

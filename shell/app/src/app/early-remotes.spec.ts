@@ -2,11 +2,9 @@
 /// <reference types="node" />
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { locks } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createUserManager } from '../auth/oidc';
 import type { SharedUserManager } from '../auth/shared-user-manager';
-import { fakeKeycloak, MemoryDPoPStore } from '../auth/testing/fake-keycloak';
+import { fakeKeycloak, openSignedInTab } from '../auth/testing/fake-keycloak';
 import { testRemote } from '../remote-loading/testing/test-remote';
 import { requestRemotesEarly } from './early-remotes';
 
@@ -22,9 +20,7 @@ const profile = testRemote('profile');
 beforeEach(async () => {
   keycloak = fakeKeycloak();
   server.use(...keycloak.handlers);
-  const dpopStore = new MemoryDPoPStore();
-  userManager = createUserManager(keycloak.config, { dpopStore, sharing: { locks } });
-  await userManager.generateDPoPJkt({ store: dpopStore });
+  ({ userManager } = await openSignedInTab(keycloak, { signedIn: false }));
   listUrl = `${keycloak.config.apiBaseUrl}/api/remotes`;
 });
 

@@ -3,15 +3,13 @@
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { locks } from 'node:worker_threads';
 import type { ReactNode } from 'react';
 import { AuthProvider } from 'react-oidc-context';
 import { discoveryProbe, IdentityProviderMonitor } from '../auth/identity-provider';
 import { IdentityProviderMonitorProvider } from '../auth/identity-provider-notice';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createUserManager } from '../auth/oidc';
 import type { SharedUserManager } from '../auth/shared-user-manager';
-import { fakeKeycloak, MemoryDPoPStore } from '../auth/testing/fake-keycloak';
+import { fakeKeycloak, openSignedInTab } from '../auth/testing/fake-keycloak';
 import { useSession } from './session';
 
 const server = setupServer();
@@ -24,10 +22,7 @@ let userManager: SharedUserManager;
 beforeEach(async () => {
   keycloak = fakeKeycloak();
   server.use(...keycloak.handlers);
-  const dpopStore = new MemoryDPoPStore();
-  userManager = createUserManager(keycloak.config, { dpopStore, sharing: { locks } });
-  await userManager.generateDPoPJkt({ store: dpopStore });
-  await userManager.storeUser(keycloak.signedInUser());
+  ({ userManager } = await openSignedInTab(keycloak));
 });
 
 afterEach(() => {

@@ -4,16 +4,14 @@ import { createApiClient, type ApiClient } from '@atrium/sdk';
 import { base64url, EmbeddedJWK, jwtVerify, type JWK, calculateJwkThumbprint } from 'jose';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { locks } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createApiAuthorization,
   IdentityProviderUnreachableError,
   SessionEndedError,
 } from './api-authorization';
-import { createUserManager } from './oidc';
 import type { SharedUserManager } from './shared-user-manager';
-import { fakeKeycloak, MemoryDPoPStore } from './testing/fake-keycloak';
+import { fakeKeycloak, openSignedInTab } from './testing/fake-keycloak';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
@@ -56,10 +54,7 @@ async function check(request: Request): Promise<Checked> {
 beforeEach(async () => {
   keycloak = fakeKeycloak();
   server.use(...keycloak.handlers);
-  const dpopStore = new MemoryDPoPStore();
-  userManager = createUserManager(keycloak.config, { dpopStore, sharing: { locks } });
-  keyThumbprint = (await userManager.generateDPoPJkt({ store: dpopStore }))!;
-  await userManager.storeUser(keycloak.signedInUser());
+  ({ userManager, keyThumbprint } = await openSignedInTab(keycloak));
   api = createApiClient({ baseUrl: keycloak.config.apiBaseUrl, ...createApiAuthorization(userManager) });
 });
 

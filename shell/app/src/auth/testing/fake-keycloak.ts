@@ -1,8 +1,10 @@
+/// <reference types="node" />
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import { http, HttpResponse } from 'msw';
 import { User } from 'oidc-client-ts';
+import { locks } from 'node:worker_threads';
 import type { RuntimeConfig } from '../../config/runtime-config';
-import type { DPoPStore } from '../oidc';
+import { createUserManager, type DPoPStore } from '../oidc';
 
 /** One token request as the fake Keycloak saw it. */
 export interface TokenRequest {
@@ -151,4 +153,16 @@ export class MemoryDPoPStore implements DPoPStore {
   getAllKeys(): Promise<string[]> {
     return Promise.resolve([...this.#entries.keys()]);
   }
+}
+
+/**
+ * A tab of the shell that signed in at `keycloak`: its UserManager (with Node's Web Locks: happy-dom's navigator
+ * has none), the DPoP key the sign-in made, and, unless `signedIn` is false, the stored user.
+ */
+export async function openSignedInTab(keycloak: ReturnType<typeof fakeKeycloak>, { signedIn = true } = {}) {
+  const dpopStore = new MemoryDPoPStore();
+  const userManager = createUserManager(keycloak.config, { dpopStore, sharing: { locks } });
+  const keyThumbprint = (await userManager.generateDPoPJkt({ store: dpopStore }))!;
+  if (signedIn) await userManager.storeUser(keycloak.signedInUser());
+  return { userManager, dpopStore, keyThumbprint };
 }
