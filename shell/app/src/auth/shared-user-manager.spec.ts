@@ -5,7 +5,7 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { calculateJwkThumbprint, decodeProtectedHeader, type JWK } from 'jose';
 import { UserManager, type User } from 'oidc-client-ts';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DPoPKeyCache } from './dpop-key-cache';
 import { createUserManager } from './oidc';
 import type { SharedUserManager } from './shared-user-manager';
@@ -47,6 +47,7 @@ beforeEach(async () => {
 });
 
 afterEach(() => {
+  vi.useRealTimers();
   for (const tab of tabs.splice(0)) tab.close();
   server.resetHandlers();
   window.localStorage.clear();
@@ -99,6 +100,52 @@ describe('SharedUserManager', () => {
       ['rt-0', 'issued'],
       ['rt-1', 'issued'],
     ]);
+  });
+
+  describe('renewing before expiry', () => {
+    /** Tabs whose expiry timers run on a fake clock (tokens live 60 s; renewal starts 20 s before the end). */
+    function openTimedTabs(): { tabA: SharedUserManager; tabB: SharedUserManager } {
+      tabs.splice(0).forEach((tab) => tab.close());
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+      const tabA = openTab();
+      // Tab B has not heard of tab A's renewal yet: its channel hears nothing.
+      const tabB = createUserManager(keycloak.config, {
+        dpopStore,
+        sharing: { locks, channel: new BroadcastChannel('a channel no other tab writes to') },
+      });
+      tabs.push(tabB);
+      return { tabA, tabB };
+    }
+
+    it("renews once when the access token is about to expire, though both tabs' timers fire", async () => {
+      const { tabA, tabB } = openTimedTabs();
+      await Promise.all([tabA.getUser(), tabB.getUser()]);
+      const renewed = nextEvent((listener) => tabA.events.addUserLoaded(listener));
+
+      await vi.advanceTimersByTimeAsync(46_000);
+
+      expect((await renewed)?.access_token).toBe('at-1');
+      expect(keycloak.requests.map((request) => [request.refreshToken, request.outcome])).toEqual([
+        ['rt-0', 'issued'],
+      ]);
+    });
+
+    it('takes the renewal another tab made since its timer was set, instead of renewing again', async () => {
+      const { tabA, tabB } = openTimedTabs();
+      await Promise.all([tabA.getUser(), tabB.getUser()]);
+      await vi.advanceTimersByTimeAsync(25_000);
+      // Tab A renews (a request that found its token close to expiry, say); the new token lives 60 s.
+      await tabA.signinSilent();
+      const loadedInB = nextEvent((listener) => tabB.events.addUserLoaded(listener));
+
+      // Tab B's timer, set for the first token, fires now.
+      await vi.advanceTimersByTimeAsync(21_000);
+
+      expect((await loadedInB)?.access_token).toBe('at-1');
+      expect(keycloak.requests.map((request) => [request.refreshToken, request.outcome])).toEqual([
+        ['rt-0', 'issued'],
+      ]);
+    });
   });
 
   it('signs every tab with the one DPoP key the origin keeps', async () => {

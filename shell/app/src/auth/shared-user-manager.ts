@@ -1,4 +1,10 @@
-import { UserManager, type User, type UserManagerSettings, type UseRefreshTokenArgs } from 'oidc-client-ts';
+import {
+  UserManager,
+  type RefreshState,
+  type User,
+  type UserManagerSettings,
+  type UseRefreshTokenArgs,
+} from 'oidc-client-ts';
 import { DPoPKeyCache } from './dpop-key-cache';
 import { boundKeyThumbprint } from './jwt-claims';
 
@@ -22,7 +28,11 @@ type SessionMessage = 'stored' | 'removed';
  *   time; whoever waited finds a different refresh token stored once it gets the lock, and adopts that result
  *   instead of redeeming the spent one;
  * - every change of the stored user is announced on a BroadcastChannel, so the other tabs load renewed tokens
- *   (and move their expiry timers) or drop a removed user at once.
+ *   (and move their expiry timers) or drop a removed user at once;
+ * - the renewal before expiry (`automaticSilentRenew`) is this class's own: once it holds the lock it renews
+ *   only if the stored token still expires soon. A tab whose timer fired just after another tab renewed (the
+ *   message not yet handled, or the timer late, as in a background tab) takes that renewal instead of
+ *   redeeming the new refresh token a second time.
  *
  * A sign-out in another tab leaves this tab signed out with {@link SharedUserManager.signedOutElsewhere} set,
  * so the shell asks before signing in again rather than racing that tab's sign-out at Keycloak.
@@ -33,11 +43,13 @@ export class SharedUserManager extends UserManager {
   readonly #lockName: string;
   readonly #listeners = new Set<() => void>();
   #signedOutElsewhere = false;
+  #renewsBeforeExpiry = false;
   // Without Web Locks (old browsers) renewals are still serialised within the tab.
   #localQueue: Promise<unknown> = Promise.resolve();
 
   constructor(settings: UserManagerSettings, sharing: SessionSharing = {}) {
-    super(settings);
+    // The library's renewal service would renew whenever a timer fires; this class starts its own below.
+    super({ ...settings, automaticSilentRenew: false });
     const scope = `${settings.authority}|${settings.client_id}`;
     this.#lockName = `atrium:token-renewal:${scope}`;
     this.#locks = sharing.locks ?? globalThis.navigator?.locks ?? undefined;
@@ -45,6 +57,21 @@ export class SharedUserManager extends UserManager {
     this.#channel.addEventListener('message', (event: MessageEvent<SessionMessage>) => {
       void this.#onMessage(event.data);
     });
+    if (settings.automaticSilentRenew ?? true) this.startSilentRenew();
+  }
+
+  /** Renews the tokens shortly before the access token expires, unless someone has already (see the class). */
+  override startSilentRenew(): void {
+    if (this.#renewsBeforeExpiry) return;
+    this.#renewsBeforeExpiry = true;
+    this.events.addAccessTokenExpiring(this.#renewBeforeExpiry);
+    // Loading the stored session arms the expiry timers, as the library's renewal service does.
+    this.getUser().catch(() => undefined);
+  }
+
+  override stopSilentRenew(): void {
+    this.#renewsBeforeExpiry = false;
+    this.events.removeAccessTokenExpiring(this.#renewBeforeExpiry);
   }
 
   /** Whether the session ended because another tab signed out (or its session ended) while this one was open. */
@@ -84,31 +111,57 @@ export class SharedUserManager extends UserManager {
   }
 
   protected override async _useRefreshToken(args: UseRefreshTokenArgs): Promise<User> {
-    return this.#exclusively(async () => {
-      const stored = await this._loadUser();
-      if (stored === null) throw new Error('The session ended while a renewal was waiting.');
-      // The refresh token is bound to the same key as the access token: sign the renewal with that one.
-      await this.#expectKeyOf(stored);
-      if (stored.refresh_token !== args.state.refresh_token) {
-        // Someone renewed while this call waited for the lock: the refresh token it holds is spent, and
-        // redeeming it again would be refused (and would look like theft to Keycloak). Take their result.
-        await this._events.load(stored);
-        return stored;
-      }
-      try {
-        // signinSilent() passes its own (usually undefined) timeout, which hides the settings' one: without
-        // this a refresh sent to a Keycloak that accepts the connection and never answers waits for ever.
-        const timeoutInSeconds = args.timeoutInSeconds ?? this.settings.silentRequestTimeoutInSeconds;
-        return await super._useRefreshToken({ ...args, timeoutInSeconds });
-      } catch (error) {
-        // A sign-in in another tab stores a new session without the lock, and makes Keycloak refuse the
-        // refresh token this renewal sent: the session is not over, it has just been replaced.
-        const replaced = await this._loadUser();
-        if (replaced === null || replaced.refresh_token === args.state.refresh_token) throw error;
-        await this._events.load(replaced);
-        return replaced;
-      }
-    });
+    return this.#exclusively(() => this.#renewHoldingLock(args));
+  }
+
+  readonly #renewBeforeExpiry = async (): Promise<void> => {
+    try {
+      await this.#exclusively(async () => {
+        const stored = await this._loadUser();
+        if (stored === null) return; // signed out meanwhile: nothing to renew
+        const refreshToken = stored.refresh_token;
+        if (!refreshToken) {
+          await this.signinSilent(); // no refresh token to redeem: the library's other ways apply
+          return;
+        }
+        if ((stored.expires_in ?? 0) > this.settings.accessTokenExpiringNotificationTimeInSeconds) {
+          // The token this timer was set for has been replaced by one that does not expire soon.
+          await this._events.load(stored);
+          return;
+        }
+        await this.#renewHoldingLock({ state: refreshStateOf(stored, refreshToken) });
+      });
+    } catch (error) {
+      // What the library's renewal service does with a failure, retries aside (the shell allows none): the
+      // session lifecycle decides whether the session is over or Keycloak is just not answering.
+      await this._events._raiseSilentRenewError(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
+
+  async #renewHoldingLock(args: UseRefreshTokenArgs): Promise<User> {
+    const stored = await this._loadUser();
+    if (stored === null) throw new Error('The session ended while a renewal was waiting.');
+    // The refresh token is bound to the same key as the access token: sign the renewal with that one.
+    await this.#expectKeyOf(stored);
+    if (stored.refresh_token !== args.state.refresh_token) {
+      // Someone renewed while this call waited for the lock: the refresh token it holds is spent, and
+      // redeeming it again would be refused (and would look like theft to Keycloak). Take their result.
+      await this._events.load(stored);
+      return stored;
+    }
+    try {
+      // signinSilent() passes its own (usually undefined) timeout, which hides the settings' one: without
+      // this a refresh sent to a Keycloak that accepts the connection and never answers waits for ever.
+      const timeoutInSeconds = args.timeoutInSeconds ?? this.settings.silentRequestTimeoutInSeconds;
+      return await super._useRefreshToken({ ...args, timeoutInSeconds });
+    } catch (error) {
+      // A sign-in in another tab stores a new session without the lock, and makes Keycloak refuse the
+      // refresh token this renewal sent: the session is not over, it has just been replaced.
+      const replaced = await this._loadUser();
+      if (replaced === null || replaced.refresh_token === args.state.refresh_token) throw error;
+      await this._events.load(replaced);
+      return replaced;
+    }
   }
 
   async #expectKeyOf(user: User): Promise<void> {
@@ -147,4 +200,16 @@ export class SharedUserManager extends UserManager {
     this.#signedOutElsewhere = value;
     for (const listener of this.#listeners) listener();
   }
+}
+
+/** What a renewal of `user` sends and keeps (the library builds the same from the stored user). */
+function refreshStateOf(user: User, refreshToken: string): RefreshState {
+  return {
+    refresh_token: refreshToken,
+    id_token: user.id_token,
+    session_state: user.session_state,
+    scope: user.scope,
+    profile: user.profile,
+    data: user.state,
+  };
 }
