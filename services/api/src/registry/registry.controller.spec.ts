@@ -417,6 +417,46 @@ describe('registry of remotes on SQLite', () => {
     });
   });
 
+  it('serves each set of roles its own list, however calls with different roles follow one another', async () => {
+    expect(
+      (
+        await createRemote({
+          name: 'pairs',
+          title: 'Pairs',
+          path: '/pairs',
+          requiredRoles: ['team-a', 'team-b'],
+          owner: 'atrium-deployer',
+        })
+      ).statusCode,
+    ).toBe(201);
+    const release = {
+      version: '1.0.0',
+      manifestUrl: 'http://localhost:4100/pairs/1.0.0/mf-manifest.json',
+      ...releaseHashes('pairs', '1.0.0'),
+      activate: true,
+    };
+    expect((await publish('pairs', release)).statusCode).toBe(201);
+    const holding = (roles: string[]) =>
+      issuer.mint({
+        claims: {
+          sub: roles.join('+'),
+          azp: 'atrium-shell',
+          realm_access: { roles: ['atrium-user', ...roles] },
+        },
+      });
+    const both = await holding(['team-b', 'team-a']);
+    const one = await holding(['team-a']);
+    // One role whose name reads like the two joined: it holds neither of them.
+    const joined = await holding(['team-a\nteam-b']);
+
+    for (let round = 0; round < 2; round += 1) {
+      expect(await names(one)).not.toContain('pairs');
+      expect(await names(both)).toContain('pairs');
+      expect(await names(joined)).not.toContain('pairs');
+      expect(await names(user)).not.toContain('pairs');
+    }
+  });
+
   it('lets the platform client create remotes and publish the ones it owns, and keeps feature deployers out of them', async () => {
     const created = await createRemote(
       {

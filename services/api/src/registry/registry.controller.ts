@@ -37,8 +37,9 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 }
 
 @ApiTags('registry')
+// RequestContextInterceptor on every route but the list: it reads the replica's copy of the registry
+// (ActiveRemotes, which forks its own EntityManager to load it) and needs no EntityManager of its own.
 @Controller()
-@UseInterceptors(RequestContextInterceptor)
 export class RegistryController {
   constructor(private readonly registry: RegistryService) {}
 
@@ -70,6 +71,7 @@ export class RegistryController {
   }
 
   @Post('remotes')
+  @UseInterceptors(RequestContextInterceptor)
   @Roles(ADMIN_ROLE)
   @ApiOperation({
     summary: 'Create a remote with its settings and owning deployer (administrators); it has no version yet',
@@ -90,6 +92,7 @@ export class RegistryController {
   }
 
   @Patch('remotes/:name')
+  @UseInterceptors(RequestContextInterceptor)
   @Roles(ADMIN_ROLE)
   @ApiOperation({
     summary: "Change a remote's title, path, navigation order, required roles or owner (administrators)",
@@ -112,6 +115,7 @@ export class RegistryController {
   }
 
   @Post('remotes/:name/versions')
+  @UseInterceptors(RequestContextInterceptor)
   @Roles(PUBLISHER_ROLE)
   @ApiOperation({
     summary: 'Publish a version of an existing remote (its owning deployer only)',
@@ -135,6 +139,7 @@ export class RegistryController {
 
   // No @Roles: administrators or the remote's owning deployer, which only the service can tell.
   @Put('remotes/:name/active')
+  @UseInterceptors(RequestContextInterceptor)
   @ApiOperation({
     summary:
       'Make a version active, rollback = activate an older one (administrators, or the owning deployer)',
@@ -158,6 +163,7 @@ export class RegistryController {
   }
 
   @Get('remotes/:name/versions')
+  @UseInterceptors(RequestContextInterceptor)
   @Roles(ADMIN_ROLE)
   @ApiOperation({ summary: "A remote's versions, newest first" })
   @ApiAuthenticated('validation_failed', 'invalid_token', 'insufficient_scope', 'remote_not_found')
@@ -167,6 +173,7 @@ export class RegistryController {
   }
 
   @Get('admin/remotes')
+  @UseInterceptors(RequestContextInterceptor)
   @Roles(ADMIN_ROLE)
   @ApiOperation({ summary: 'Every remote with all its versions, for the admin console' })
   @ApiAuthenticated('invalid_token', 'insufficient_scope')

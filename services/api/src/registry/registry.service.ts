@@ -64,16 +64,16 @@ export class RegistryService {
    * roles, never by the browser).
    */
   async listForUser(user: AuthenticatedUser): Promise<{ remotes: RemoteEntry[]; etag: string }> {
-    const { remotes, digest } = await this.activeRemotes.get();
+    const snapshot = await this.activeRemotes.get();
     const roles = [...new Set(user.roles)].sort();
-    const served = servedTo(remotes, user);
+    const served = servableTo(snapshot, roles).map((remote) => decideCanary(remote, user));
     const canaries = served.filter((remote) => remote.getsCanary).map((remote) => remote.entry.name);
     return {
       remotes: served.map((remote) => remote.entry),
       // The answer is a function of the registry's content, the caller's roles and the canaries the caller is
       // in, so is its validator.
       etag: `"${createHash('sha256')
-        .update(`${digest}\n${roles.join('\n')}\n${canaries.join('\n')}`)
+        .update(`${snapshot.digest}\n${roles.join('\n')}\n${canaries.join('\n')}`)
         .digest('base64url')}"`,
     };
   }
@@ -364,10 +364,19 @@ interface Served {
   readonly canaryRunning: boolean;
 }
 
-/** The active version of `remote`, or its running canary's when the caller is in the canary's audience. */
-function serve(remote: ActiveRemote, user: AuthenticatedUser): Served | undefined {
-  if (!remote.requiredRoles.every((role) => user.roles.includes(role))) return undefined;
+/** A remote as served before the caller's canary is decided: its active version and its canary, if one runs. */
+interface Servable {
+  readonly stable: RemoteEntry;
+  readonly canary: ActiveRemote['canary'];
+}
+
+function servableOf(remote: ActiveRemote): Servable {
   const { requiredRoles: _requiredRoles, canary, ...stable } = remote;
+  return { stable, canary };
+}
+
+/** The active version of the remote, or its running canary's when the caller is in the canary's audience. */
+function decideCanary({ stable, canary }: Servable, user: AuthenticatedUser): Served {
   if (!canary || !inCanary(canary, stable.name, user)) {
     return { entry: stable, getsCanary: false, canaryRunning: canary !== undefined };
   }
@@ -375,7 +384,35 @@ function serve(remote: ActiveRemote, user: AuthenticatedUser): Served | undefine
   return { entry: { ...stable, ...version }, getsCanary: true, canaryRunning: true };
 }
 
-/** The remotes whose required roles the caller all holds, each as {@link serve} serves it. */
-function servedTo(remotes: readonly ActiveRemote[], user: AuthenticatedUser): Served[] {
-  return remotes.flatMap((remote) => serve(remote, user) ?? []);
+/** What the caller is served of `remote`: nothing without all its required roles. */
+function serve(remote: ActiveRemote, user: AuthenticatedUser): Served | undefined {
+  if (!remote.requiredRoles.every((role) => user.roles.includes(role))) return undefined;
+  return decideCanary(servableOf(remote), user);
+}
+
+/**
+ * The remotes of each copy of the registry that a set of roles may use, by the set (sorted, as JSON): a
+ * call walks its few remotes instead of the whole registry. Made on first use per copy and set; a copy keeps
+ * at most {@link MAX_ROLE_SETS} of them (callers with other sets are answered all the same, just not from
+ * memory), and goes with them once the registry changes.
+ */
+const servableByRoles = new WeakMap<ActiveRemotesSnapshot, Map<string, readonly Servable[]>>();
+const MAX_ROLE_SETS = 1_000;
+
+/** The remotes of `snapshot` whose required roles `roles` (sorted, no repeats) all holds, in navigation order. */
+function servableTo(snapshot: ActiveRemotesSnapshot, roles: readonly string[]): readonly Servable[] {
+  let byRoles = servableByRoles.get(snapshot);
+  if (!byRoles) {
+    byRoles = new Map();
+    servableByRoles.set(snapshot, byRoles);
+  }
+  const key = JSON.stringify(roles);
+  let servable = byRoles.get(key);
+  if (!servable) {
+    servable = snapshot.remotes
+      .filter((remote) => remote.requiredRoles.every((role) => roles.includes(role)))
+      .map(servableOf);
+    if (byRoles.size < MAX_ROLE_SETS) byRoles.set(key, servable);
+  }
+  return servable;
 }
