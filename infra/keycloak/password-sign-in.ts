@@ -185,6 +185,12 @@ export interface OpenedAccountAction {
   readonly error: string | null;
   /** The `kc_action_status` of the redirect back, or null. */
   readonly status: string | null;
+  /**
+   * Who may show the page it stopped at in a frame, as its headers say (CSP `frame-ancestors`,
+   * `X-Frame-Options`), or null when sent back: a site that framed it could have the person press its button
+   * unawares.
+   */
+  readonly framing: { readonly frameAncestors: string | null; readonly xFrameOptions: string | null } | null;
 }
 
 /**
@@ -199,9 +205,23 @@ export async function openAccountAction(options: OpenAccountActionOptions): Prom
   if (options.prompt !== undefined) url.searchParams.set('prompt', options.prompt);
   const send = browserFetch(options.cookies);
   const reached = await followRedirects(send, await send(url.href), url, redirectUri);
-  if ('page' in reached) return { page: pageOf(await reached.page.text()), error: null, status: null };
+  if ('page' in reached) {
+    const { headers } = reached.page;
+    const frameAncestors = /(?:^|;)\s*frame-ancestors\s+([^;]*)/.exec(
+      headers.get('content-security-policy') ?? '',
+    );
+    return {
+      page: pageOf(await reached.page.text()),
+      error: null,
+      status: null,
+      framing: {
+        frameAncestors: frameAncestors?.[1]?.trim() ?? null,
+        xFrameOptions: headers.get('x-frame-options'),
+      },
+    };
+  }
   const query = reached.callback.searchParams;
-  return { page: null, error: query.get('error'), status: query.get('kc_action_status') };
+  return { page: null, error: query.get('error'), status: query.get('kc_action_status'), framing: null };
 }
 
 /** The authorization request of the shell's flow: Authorization Code with PKCE (S256). */

@@ -104,7 +104,12 @@ interface KeycloakWalker {
     kcAction: string;
     prompt?: 'none';
     cookies: Map<string, string>;
-  }) => Promise<{ page: string | null; error: string | null; status: string | null }>;
+  }) => Promise<{
+    page: string | null;
+    error: string | null;
+    status: string | null;
+    framing: { frameAncestors: string | null; xFrameOptions: string | null } | null;
+  }>;
 }
 
 const keycloakWalker = async (): Promise<KeycloakWalker> => {

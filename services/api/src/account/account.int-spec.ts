@@ -393,15 +393,21 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     // Silently (prompt=none): the removal needs the confirmation page, so Keycloak sends the browser back. The
     // session was recognised: a browser without it is sent back with login_required instead.
     const silent = await openAccountAction({ issuer, kcAction, prompt: 'none', cookies: browser });
-    expect(silent).toEqual({ page: null, error: 'interaction_required', status: null });
+    expect(silent).toEqual({ page: null, error: 'interaction_required', status: null, framing: null });
     const signedOut = await openAccountAction({ issuer, kcAction, prompt: 'none', cookies: new Map() });
-    expect(signedOut).toEqual({ page: null, error: 'login_required', status: null });
+    expect(signedOut).toEqual({ page: null, error: 'login_required', status: null, framing: null });
     expect(await idsOfVictim()).toContain(victimApp.id);
 
     // Openly: the live session spares the password and the code, but Keycloak stops at its confirmation, and
-    // as long as the person does not press it the app stays.
+    // as long as the person does not press it the app stays. No other site (the shell's origin included) may
+    // show that page in a frame of its own, where a decoy could have the person press it unawares.
     const shown = await openAccountAction({ issuer, kcAction, cookies: browser });
-    expect(shown).toEqual({ page: 'delete-credential', error: null, status: null });
+    expect(shown).toEqual({
+      page: 'delete-credential',
+      error: null,
+      status: null,
+      framing: { frameAncestors: "'self'", xFrameOptions: 'SAMEORIGIN' },
+    });
     expect(await idsOfVictim()).toContain(victimApp.id);
   });
 
