@@ -384,9 +384,13 @@ function decideCanary({ stable, canary }: Servable, user: AuthenticatedUser): Se
   return { entry: { ...stable, ...version }, getsCanary: true, canaryRunning: true };
 }
 
+/** Whether `roles` include every role `remote` requires. */
+const holdsAll = (roles: readonly string[], remote: ActiveRemote) =>
+  remote.requiredRoles.every((role) => roles.includes(role));
+
 /** What the caller is served of `remote`: nothing without all its required roles. */
 function serve(remote: ActiveRemote, user: AuthenticatedUser): Served | undefined {
-  if (!remote.requiredRoles.every((role) => user.roles.includes(role))) return undefined;
+  if (!holdsAll(user.roles, remote)) return undefined;
   return decideCanary(servableOf(remote), user);
 }
 
@@ -409,9 +413,7 @@ function servableTo(snapshot: ActiveRemotesSnapshot, roles: readonly string[]): 
   const key = JSON.stringify(roles);
   let servable = byRoles.get(key);
   if (!servable) {
-    servable = snapshot.remotes
-      .filter((remote) => remote.requiredRoles.every((role) => roles.includes(role)))
-      .map(servableOf);
+    servable = snapshot.remotes.filter((remote) => holdsAll(roles, remote)).map(servableOf);
     if (byRoles.size < MAX_ROLE_SETS) byRoles.set(key, servable);
   }
   return servable;

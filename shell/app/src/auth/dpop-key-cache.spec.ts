@@ -21,12 +21,17 @@ class CountingStore extends MemoryDPoPStore {
 const keyPair = () =>
   crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
 
+/** A store holding one key pair for the shell's client, and a cache over it that has read nothing yet. */
+async function cacheOverStoredKey() {
+  const store = new CountingStore();
+  const first = new DPoPState(await keyPair());
+  await store.set('shell', first);
+  return { store, first, cache: new DPoPKeyCache(store) };
+}
+
 describe('DPoPKeyCache', () => {
   it('reads the store once for all the proofs of a page', async () => {
-    const store = new CountingStore();
-    const state = new DPoPState(await keyPair());
-    await store.set('shell', state);
-    const cache = new DPoPKeyCache(store);
+    const { store, first: state, cache } = await cacheOverStoredKey();
 
     const read = await Promise.all([cache.get('shell'), cache.get('shell'), cache.get('shell')]);
 
@@ -61,10 +66,7 @@ describe('DPoPKeyCache', () => {
   });
 
   it('reads the store again after forget(), remove() and set(), never answering with the old key', async () => {
-    const store = new CountingStore();
-    const first = new DPoPState(await keyPair());
-    await store.set('shell', first);
-    const cache = new DPoPKeyCache(store);
+    const { store, first, cache } = await cacheOverStoredKey();
     expect(await cache.get('shell')).toBe(first);
 
     const second = new DPoPState(await keyPair());
@@ -81,10 +83,7 @@ describe('DPoPKeyCache', () => {
   });
 
   it('drops a read that was under way when the key pair changed', async () => {
-    const store = new CountingStore();
-    const first = new DPoPState(await keyPair());
-    await store.set('shell', first);
-    const cache = new DPoPKeyCache(store);
+    const { store, first, cache } = await cacheOverStoredKey();
 
     const pending = cache.get('shell');
     const second = new DPoPState(await keyPair());
@@ -96,10 +95,7 @@ describe('DPoPKeyCache', () => {
   });
 
   it('drops the key pair it holds when a token is bound to another one (expect), and keeps the right one', async () => {
-    const store = new CountingStore();
-    const first = new DPoPState(await keyPair());
-    await store.set('shell', first);
-    const cache = new DPoPKeyCache(store);
+    const { store, first, cache } = await cacheOverStoredKey();
     expect(await cache.get('shell')).toBe(first);
     const second = new DPoPState(await keyPair());
     await store.set('shell', second); // another tab's new sign-in, not heard of here
