@@ -14,6 +14,8 @@ export function registerFeatureRemotes(): void {}
 
 export function preloadFeature(): void {}
 
+export function adoptRemotes(): void {}
+
 export function warmRelease(): void {}
 
 export function loadFeature(remote: Listed): Promise<unknown> {

@@ -2,11 +2,15 @@
 /// <reference types="node" />
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SharedUserManager } from '../auth/shared-user-manager';
 import { fakeKeycloak, openSignedInTab } from '../auth/testing/fake-keycloak';
 import { testRemote } from '../remote-loading/testing/test-remote';
+import { DEV_OVERRIDE_PARAM } from '../dev-override/dev-override-keys';
 import { requestRemotesEarly } from './early-remotes';
+
+const federation = vi.hoisted(() => ({ adoptRemotes: vi.fn() }));
+vi.mock('../remote-loading/federation', () => federation);
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
@@ -28,6 +32,8 @@ afterEach(() => {
   userManager.close();
   server.resetHandlers();
   window.localStorage.clear();
+  window.sessionStorage.clear();
+  federation.adoptRemotes.mockClear();
 });
 
 const early = () => requestRemotesEarly(userManager, keycloak.config.apiBaseUrl, '/api/remotes');
@@ -86,5 +92,23 @@ describe('requestRemotesEarly', () => {
 
     await expect(remotes).resolves.toBeUndefined();
     expect(keycloak.requests).toEqual([]);
+  });
+
+  it('adopts the list as soon as it is read: the page starts loading the feature it opens at', async () => {
+    await userManager.storeUser(keycloak.signedInUser());
+    window.history.replaceState(null, '', '/profile/settings');
+    server.use(http.get(listUrl, () => HttpResponse.json({ remotes: [profile] })));
+
+    await expect(early().remotes).resolves.toEqual([profile]);
+    expect(federation.adoptRemotes).toHaveBeenCalledExactlyOnceWith([profile], '/profile/settings');
+  });
+
+  it('leaves the list to the signed-in shell in a tab with a dev override, which changes what loads', async () => {
+    await userManager.storeUser(keycloak.signedInUser());
+    window.sessionStorage.setItem(DEV_OVERRIDE_PARAM, '[]');
+    server.use(http.get(listUrl, () => HttpResponse.json({ remotes: [profile] })));
+
+    await expect(early().remotes).resolves.toEqual([profile]);
+    expect(federation.adoptRemotes).not.toHaveBeenCalled();
   });
 });

@@ -2,6 +2,8 @@ import { createApiClient, type RemoteDescriptor } from '@atrium/sdk';
 import type { UserManager } from 'oidc-client-ts';
 import { hasAuthParams } from 'react-oidc-context';
 import { createApiAuthorization } from '../auth/api-authorization';
+import { wantsDevOverride } from '../dev-override/dev-override-keys';
+import { adoptRemotes } from '../remote-loading/federation';
 import { getRemotes } from '../remote-loading/remotes-list';
 
 // A session with less than this left is renewed first: not this request's job.
@@ -17,7 +19,8 @@ export interface EarlyRemotes {
 /**
  * The registry's list of features for a session stored by an earlier sign-in, asked for as soon as the shell
  * knows where the API is: while react-oidc-context loads that same session and the signed-in shell first
- * renders, which then uses this answer instead of asking again (./signed-in-shell.tsx). Undefined when there is
+ * renders, which then uses this answer instead of asking again (./signed-in-shell.tsx). The answer is adopted at
+ * once: only the listed releases may load, and the one the page opens at starts loading. Undefined when there is
  * no such session (a sign-in is completing, or the token needs renewing first) and when the request fails: the
  * signed-in shell then asks itself, and reports what goes wrong. Never renews a token.
  */
@@ -42,7 +45,11 @@ export function requestRemotesEarly(
         return response;
       },
     });
-    return await getRemotes(api, remotesUrl);
+    const listed = await getRemotes(api, remotesUrl);
+    // The remote this page opens at starts loading now, while React may still be rendering the session. A tab
+    // with a dev override leaves that to the signed-in shell, which applies the override to the list first.
+    if (!wantsDevOverride()) adoptRemotes(listed, window.location.pathname);
+    return listed;
   })()
     .catch(() => undefined)
     .finally(markSent);

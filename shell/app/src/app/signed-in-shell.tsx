@@ -9,22 +9,17 @@ import { useAsyncResource } from '@atrium/sdk/ui';
 import type { UserManager } from 'oidc-client-ts';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
-import { DEV_OVERRIDE_PARAM } from '../dev-override/dev-override-keys';
+import { wantsDevOverride } from '../dev-override/dev-override-keys';
 import type { RuntimeConfig } from '../config/runtime-config';
 import { AppHeader } from '../layout/app-header';
 import { MainContent } from '../layout/main-content';
-import { preloadFeature, registerFeatureRemotes } from '../remote-loading/federation';
-import { rememberRemotes, routedRemote } from '../remote-loading/remembered-remotes';
+import { adoptRemotes } from '../remote-loading/federation';
+import { rememberRemotes } from '../remote-loading/remembered-remotes';
 import { getRemotes } from '../remote-loading/remotes-list';
 import { useAccountActionsValue } from './account-actions';
 import { AppRoutes } from './routes';
 import { useSession } from './session';
 import { useThemePreference } from './theme';
-
-// Dev overrides (dev-override/) are a chunk of their own, loaded only when this tab has one or its address asks
-// for one, so the shell's first bundle does not carry them.
-const wantsDevOverride = (): boolean =>
-  DEV_OVERRIDE_PARAM in sessionStorage || location.search.includes(DEV_OVERRIDE_PARAM);
 
 export interface SignedInShellProps {
   readonly config: RuntimeConfig;
@@ -121,11 +116,7 @@ function useRemotes(
       const listed = (await pending) ?? (await getRemotes(api, remotesUrl, signal));
       if (!signal.aborted) void remember(listed);
       const remotes = applyDevOverrides ? await applyDevOverrides(listed) : listed;
-      if (!signal.aborted) {
-        registerFeatureRemotes(remotes);
-        const routed = routedRemote(remotes, window.location.pathname);
-        if (routed) preloadFeature(routed);
-      }
+      if (!signal.aborted) adoptRemotes(remotes, window.location.pathname);
       return remotes;
     },
     [api, remotesUrl, remember, applyDevOverrides],

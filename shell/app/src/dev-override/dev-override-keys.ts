@@ -6,3 +6,10 @@
  * overrides are kept in sessionStorage under the same name (one string in the first bundle, not two).
  */
 export const DEV_OVERRIDE_PARAM = 'atrium-dev-override';
+
+/**
+ * Whether this tab has a dev override or its address asks for one. Dev overrides (this folder) are a chunk of
+ * their own, loaded only then, so the shell's first bundle does not carry them.
+ */
+export const wantsDevOverride = (): boolean =>
+  DEV_OVERRIDE_PARAM in sessionStorage || location.search.includes(DEV_OVERRIDE_PARAM);

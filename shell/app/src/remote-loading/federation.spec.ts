@@ -167,6 +167,18 @@ describe('loadFeature', () => {
     expect(runtime.loadRemote).toHaveBeenCalledTimes(2);
   });
 
+  it('starts one early load of a release however many times the list names it before its slot asks', async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+
+    // The early list, then the signed-in shell with the same list.
+    preloadFeature(signed);
+    preloadFeature(signed);
+    await expect(loadFeature(signed, options)).resolves.toEqual({ Feature });
+    expect(manifests.verifyRelease).toHaveBeenCalledTimes(1);
+    expect(runtime.loadRemote).toHaveBeenCalledTimes(1);
+  });
+
   it('does not hand a slot the early load of a release the registry no longer lists as current', async () => {
     registerFeatureRemotes([signed]);
     runtime.loadRemote.mockResolvedValue({ Feature });

@@ -6,6 +6,7 @@ import {
   type ModuleFederationRuntimePlugin,
 } from '@module-federation/enhanced/runtime';
 import { verifyRelease, type VerifiedRelease } from './release-manifest';
+import { routedRemote } from './remembered-remotes';
 import { RemoteLoadError, RemoteRefusedError } from './remote-load-error';
 
 type LoadEntryArgs = Parameters<NonNullable<ModuleFederationRuntimePlugin['loadEntry']>>[0];
@@ -180,6 +181,8 @@ function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
  * Failures are the slot's to report.
  */
 export function preloadFeature(remote: RemoteDescriptor): void {
+  // Already loading ahead (the early list started it, and the signed-in shell names it again).
+  if (ahead.get(remote.name)?.key === releaseKey(remote)) return;
   const module = loadVerified(remote, false);
   module.catch(() => undefined);
   ahead.set(remote.name, { key: releaseKey(remote), module });
@@ -221,6 +224,17 @@ export function registerFeatureRemotes(remotes: readonly RemoteDescriptor[]): vo
     ahead.delete(name);
     warming.delete(name);
   }
+}
+
+/**
+ * Takes the registry's fresh list: only its releases may load from now on ({@link registerFeatureRemotes}), and
+ * the remote whose route `pathname` is in starts loading ({@link preloadFeature}). Called as soon as the list is
+ * read, by whichever part of the shell read it first (../app/early-remotes.ts, ../app/signed-in-shell.tsx).
+ */
+export function adoptRemotes(remotes: readonly RemoteDescriptor[], pathname: string): void {
+  registerFeatureRemotes(remotes);
+  const routed = routedRemote(remotes, pathname);
+  if (routed) preloadFeature(routed);
 }
 
 export interface LoadOptions {
