@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useDeferredValue, useEffect, useRef, type ReactNode } from 'react';
 import { hasAuthParams, useAuth, type ErrorContext } from 'react-oidc-context';
 import { StatusPanel } from '../layout/status-panel';
 import { isUnreachable } from './identity-provider';
@@ -78,7 +78,11 @@ export function AuthGate({ authority, signedOutElsewhere = false, children }: Au
     };
   }, [unreachableError, monitor, signinRedirect]);
 
-  if (auth.isAuthenticated) return children;
+  // The signed-in shell's first render is long; as a deferred render React does it in slices, between which the
+  // page goes on with its own work (the registry's list arriving, the feature the page opens at loading). Signing
+  // out is not deferred.
+  const shown = useDeferredValue(auth.isAuthenticated, false);
+  if (auth.isAuthenticated) return shown ? children : <StatusPanel kind="loading" title="Signing you in…" />;
   if (signedOut) {
     return (
       <StatusPanel
