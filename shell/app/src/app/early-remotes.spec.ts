@@ -111,4 +111,24 @@ describe('requestRemotesEarly', () => {
     await expect(early().remotes).resolves.toEqual([profile]);
     expect(federation.adoptRemotes).not.toHaveBeenCalled();
   });
+
+  it('neither adopts nor hands over a list whose session ended while it was on its way', async () => {
+    await userManager.storeUser(keycloak.signedInUser());
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    server.use(
+      http.get(listUrl, async () => {
+        await answered;
+        return HttpResponse.json({ remotes: [profile] });
+      }),
+    );
+
+    const { remotes, sent } = early();
+    await sent;
+    await userManager.removeUser();
+    answer();
+
+    await expect(remotes).resolves.toBeUndefined();
+    expect(federation.adoptRemotes).not.toHaveBeenCalled();
+  });
 });

@@ -46,6 +46,8 @@ export function requestRemotesEarly(
       },
     });
     const listed = await getRemotes(api, remotesUrl);
+    // A session that ended (or changed) while the list was on its way gets nothing from it.
+    if ((await userManager.getUser())?.access_token !== user.access_token) return undefined;
     // The remote this page opens at starts loading now, while React may still be rendering the session. A tab
     // with a dev override leaves that to the signed-in shell, which applies the override to the list first.
     if (!wantsDevOverride()) adoptRemotes(listed, window.location.pathname);
