@@ -7,7 +7,7 @@ import {
 } from '@atrium/sdk';
 import { useAsyncResource } from '@atrium/sdk/ui';
 import type { UserManager } from 'oidc-client-ts';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useLocation } from 'wouter';
 import { wantsDevOverride } from '../dev-override/dev-override-keys';
 import type { RuntimeConfig } from '../config/runtime-config';
@@ -97,6 +97,12 @@ export function SignedInShell({ config, userManager, earlyRemotes }: SignedInShe
 }
 
 /**
+ * The early lists already used: each serves the page's first signed-in shell once. A shell shown again later (a
+ * sign-in after a sign-out, perhaps as someone else) or a Retry asks the registry afresh.
+ */
+const takenEarly = new WeakSet<Promise<readonly RemoteDescriptor[] | undefined>>();
+
+/**
  * The registry's list of remotes for this person (the one asked for early, the first time), with this tab's dev
  * overrides applied if it has any, registered with the federation runtime as it arrives; the remote this page
  * opens at starts loading then, before its route renders.
@@ -108,18 +114,17 @@ function useRemotes(
   applyDevOverrides?: (remotes: readonly RemoteDescriptor[]) => Promise<readonly RemoteDescriptor[]>,
   earlyRemotes?: Promise<readonly RemoteDescriptor[] | undefined>,
 ) {
-  const early = useRef(earlyRemotes);
   const load = useCallback(
     async (signal: AbortSignal): Promise<readonly RemoteDescriptor[]> => {
-      const pending = early.current;
-      early.current = undefined;
+      const pending = earlyRemotes && !takenEarly.has(earlyRemotes) ? earlyRemotes : undefined;
+      if (earlyRemotes) takenEarly.add(earlyRemotes);
       const listed = (await pending) ?? (await getRemotes(api, remotesUrl, signal));
       if (!signal.aborted) void remember(listed);
       const remotes = applyDevOverrides ? await applyDevOverrides(listed) : listed;
       if (!signal.aborted) adoptRemotes(remotes, window.location.pathname);
       return remotes;
     },
-    [api, remotesUrl, remember, applyDevOverrides],
+    [api, remotesUrl, remember, applyDevOverrides, earlyRemotes],
   );
   return useAsyncResource(load);
 }
