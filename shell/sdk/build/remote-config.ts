@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { remoteNameProblem } from '../src/generated/remote-rules.ts';
-import { REMOTE_ENTRY_FILE } from '../src/remote-entry.ts';
+import { REMOTE_ENTRY_FILE, remoteChunkGlobal } from '../src/remote-entry.ts';
+import { ManifestFileHashesPlugin } from './manifest-file-hashes.ts';
 import { PrecompressPlugin } from './precompress.ts';
 
 /**
@@ -175,7 +176,8 @@ export function remoteFederationOptions(
 /**
  * The rspack configuration of an Atrium remote: a Module Federation container exposing `./Feature`,
  * sharing react, react-dom and `@atrium/sdk` with the shell, using the shell's federation runtime and
- * writing its chunks' integrity hashes into `remoteEntry.js`.
+ * writing its chunks' integrity hashes into `remoteEntry.js`, and those of its exposed module's files into
+ * `mf-manifest.json` too.
  *
  * The container name (and `uniqueName`, `atrium_<remote>`) is `atrium.remote` from the remote's package.json,
  * so it always matches the name the registry lists. Environment: `ATRIUM_BUILD_DIR` (output folder, default
@@ -220,6 +222,8 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
         // (e.g. http://localhost:4100/profile/1.0.0/).
         publicPath: 'auto',
         uniqueName: `atrium_${pkg.remote}`,
+        // Named where the shell can find it: it gives each release it runs a fresh one (remote-entry.ts).
+        chunkLoadingGlobal: remoteChunkGlobal(pkg.remote),
         ...defaults.filenames,
         clean: true,
         // The shell loads remoteEntry.js with the registry's integrity hash; the hashes of the chunks it
@@ -241,6 +245,8 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
             production ? options.exposes : { './Feature': join(import.meta.dirname, 'hot-feature.cjs') },
           ),
         ),
+        // The Feature's files' hashes in the manifest, so the shell can load them alongside the entry.
+        ...(production ? [new ManifestFileHashesPlugin()] : []),
         ...defaults.plugins,
         ...(production ? [] : [new ReactRefreshRspackPlugin()]),
       ],
