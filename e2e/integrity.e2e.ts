@@ -4,6 +4,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { MANIFEST_FILE_HASHES } from '../shell/sdk/src/remote-entry.ts';
 import { openAs } from './support/keycloak.ts';
 import { publishFixture, releaseStoreDir, writeFixtureRemote } from './support/releases.ts';
 
@@ -219,20 +220,34 @@ test('a line appended to remoteEntry.js is refused by the browser and Retry work
   }
 });
 
+/** The Profile release the stack published from its real build, as the person first uses it. */
+async function profileRelease(browser: Browser) {
+  const { page, consoleErrors } = await openFresh(browser, '/profile');
+  await expect(page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
+  const version = await page.locator('[data-remote="profile"]').getAttribute('data-remote-version');
+  await page.close();
+  // Its Feature's files loaded with the hashes its manifest records: a wrong one would be refused, loudly.
+  expect(consoleErrors.join('\n')).not.toMatch(/integrity/i);
+  const manifest = JSON.parse(
+    readFileSync(join(releaseStoreDir(), 'profile', version!, 'mf-manifest.json'), 'utf8'),
+  ) as Record<string, unknown> & {
+    exposes: { assets: { js: { sync: string[] }; css: { sync: string[] } } }[];
+  };
+  // The build recorded them, so the shell loaded them alongside the entry rather than after it.
+  expect(Object.keys(manifest[MANIFEST_FILE_HASHES] as object)).toEqual(
+    expect.arrayContaining([manifest.exposes[0]!.assets.js.sync[0], manifest.exposes[0]!.assets.css.sync[0]]),
+  );
+  return { version: version!, manifest };
+}
+
 test('a changed chunk of a real release is refused by the hash in its verified remoteEntry.js', async ({
   browser,
 }) => {
-  // The Profile release the stack published from its real build, as the person first uses it.
-  const before = await openFresh(browser, '/profile');
-  await expect(before.page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
-  const version = await before.page.locator('[data-remote="profile"]').getAttribute('data-remote-version');
-  await before.page.close();
-  const manifest = JSON.parse(
-    readFileSync(join(releaseStoreDir(), 'profile', version!, 'mf-manifest.json'), 'utf8'),
-  ) as { exposes: { assets: { js: { sync: string[] } } }[] };
-  // The chunk behind its Feature, loaded by the remote's own runtime with the hash remoteEntry.js holds.
+  const { version, manifest } = await profileRelease(browser);
+  // The chunk behind its Feature, loaded with the hash its verified manifest records (alongside the entry) and
+  // with the hash remoteEntry.js holds (by the remote's own runtime): both refuse it.
   const chunkName = manifest.exposes[0]!.assets.js.sync[0]!;
-  const chunk = new StoreFile('profile', version!, chunkName);
+  const chunk = new StoreFile('profile', version, chunkName);
   chunk.append(`;window.${PWNED} = 'chunk';\n`);
 
   try {
@@ -260,5 +275,39 @@ test('a changed chunk of a real release is refused by the hash in its verified r
     await page.close();
   } finally {
     chunk.restore();
+  }
+});
+
+test('a changed style sheet of a real release is refused by its hash and never applies', async ({
+  browser,
+}) => {
+  const { version, manifest } = await profileRelease(browser);
+  const sheetName = manifest.exposes[0]!.assets.css.sync[0]!;
+  const sheet = new StoreFile('profile', version, sheetName);
+  // Style sheets can read a page too (attribute selectors that fetch a URL per character); this one only marks it.
+  sheet.append(`\nbody { --${PWNED}: yes; }\n`);
+  const marked = (page: Page) =>
+    page.evaluate((name) => getComputedStyle(document.body).getPropertyValue(`--${name}`), PWNED);
+
+  try {
+    const { page, consoleErrors } = await openFresh(browser, '/profile');
+    const main = page.getByRole('main');
+    await expect(main.getByRole('alert')).toContainText('Profile is unavailable');
+    expect(await marked(page)).toBe('');
+    expect(consoleErrors.join('\n')).toMatch(/integrity/i);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Admin' }).click();
+    await expect(page.getByRole('heading', { name: 'Registry console' })).toBeVisible();
+
+    // The store is repaired: Retry in the slot loads the genuine release without a reload.
+    await nav.getByRole('link', { name: 'Profile' }).click();
+    await expect(main.getByRole('alert')).toContainText('Profile is unavailable');
+    sheet.restore();
+    await main.getByRole('button', { name: 'Retry' }).click();
+    await expect(page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
+    expect(await marked(page)).toBe('');
+    await page.close();
+  } finally {
+    sheet.restore();
   }
 });

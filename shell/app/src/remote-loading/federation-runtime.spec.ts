@@ -16,6 +16,7 @@ const verifiedRelease: VerifiedRelease = {
   entryUrl: `${STORE}/signed/1.0.0/remoteEntry.js`,
   integrity: signed.integrity,
   assets: [],
+  pinned: [],
 };
 const options = { retry: false, timeoutMs: 5_000 };
 

@@ -27,6 +27,7 @@ const release = (remote: RemoteDescriptor): VerifiedRelease => ({
   entryUrl: remote.entry.replace('mf-manifest.json', 'remoteEntry.js'),
   integrity: remote.integrity,
   assets: [remote.entry.replace('mf-manifest.json', 'feature.123.js')],
+  pinned: [],
 });
 const signed = testRemote('signed');
 const signedEntry = `${STORE}/signed/1.0.0/remoteEntry.js`;
@@ -423,6 +424,119 @@ describe('releasePinningPlugin', () => {
     await vi.waitFor(() => expect(scripts).toHaveLength(1));
     scripts[0]!.dispatchEvent(new Event('load'));
     await expect(loading).rejects.toThrow(`${signedEntry} defines no container "signed"`);
+  });
+
+  describe("with the Feature's files pinned by the verified manifest", () => {
+    const chunk = { url: `${STORE}/signed/1.0.0/feature.123.js`, integrity: 'sha384-chunk' };
+    const sheet = { url: `${STORE}/signed/1.0.0/feature.456.css`, integrity: 'sha384-sheet' };
+    const chunkGlobal = 'rspackChunkatrium_signed';
+    const container = { init: vi.fn(), get: vi.fn() };
+    beforeEach(async () => {
+      manifests.verifyRelease.mockImplementation((remote: RemoteDescriptor) =>
+        Promise.resolve({ ...release(remote), pinned: [chunk, sheet] }),
+      );
+      await verify(signed);
+    });
+    afterEach(() => {
+      vi.unstubAllGlobals();
+      Reflect.deleteProperty(globalThis, chunkGlobal);
+    });
+    /** The elements a load added, once it added all three. */
+    async function added() {
+      await vi.waitFor(() => expect(scripts).toHaveLength(3));
+      const [entry, chunkScript, link] = scripts as [HTMLScriptElement, HTMLScriptElement, HTMLLinkElement];
+      return { entry, chunkScript, link };
+    }
+    const settle = (element: Element, type: 'load' | 'error') => element.dispatchEvent(new Event(type));
+
+    it('loads them alongside the entry, each with its hash, and resolves once none is loading', async () => {
+      let resolved = false;
+      const loading = Promise.resolve(plugin.loadEntry!({ remoteInfo: remoteInfo() } as never)).then(
+        (value) => {
+          resolved = true;
+          return value;
+        },
+      );
+      const { entry, chunkScript, link } = await added();
+      expect(entry.src).toBe(signedEntry);
+      expect([chunkScript.src, chunkScript.integrity, chunkScript.crossOrigin]).toEqual([
+        chunk.url,
+        chunk.integrity,
+        'anonymous',
+      ]);
+      expect([link.rel, link.href, link.integrity, link.crossOrigin]).toEqual([
+        'stylesheet',
+        sheet.url,
+        sheet.integrity,
+        'anonymous',
+      ]);
+      vi.stubGlobal('signed', container);
+      settle(entry, 'load');
+      settle(chunkScript, 'load');
+      await Promise.resolve();
+      expect(resolved).toBe(false); // the style sheet is still loading
+      const removeSheet = vi.spyOn(link, 'remove');
+      settle(link, 'load');
+      await expect(loading).resolves.toBe(container);
+      // The style sheet stays where the remote's runtime finds it instead of asking for it again.
+      expect(removeSheet).not.toHaveBeenCalled();
+    });
+
+    it('gives each run a fresh chunk global, so nothing another release left there reaches its runtime', async () => {
+      // A chunk of another release of this remote, handed over earlier in this page.
+      vi.stubGlobal(chunkGlobal, [[[103], { 692: () => 'the old Feature' }]]);
+
+      const loading = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
+      const elements = await added();
+      expect((globalThis as Record<string, unknown>)[chunkGlobal]).toBeUndefined();
+      vi.stubGlobal('signed', container);
+      for (const element of Object.values(elements)) settle(element, 'load');
+      await expect(loading).resolves.toBe(container);
+    });
+
+    it('leaves nothing of the release behind when its entry is refused: no chunk handed over, no style sheet', async () => {
+      const loading = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
+      const { entry, chunkScript, link } = await added();
+      const removeSheet = vi.spyOn(link, 'remove');
+      settle(entry, 'error');
+      // The pinned chunk ran and handed its modules over; the style sheet applied.
+      ((globalThis as unknown as Record<string, unknown[]>)[chunkGlobal] ??= []).push([[103], {}]);
+      settle(chunkScript, 'load');
+      settle(link, 'load');
+
+      await expect(loading).rejects.toThrow(`${signedEntry} did not load`);
+      expect((globalThis as Record<string, unknown>)[chunkGlobal]).toBeUndefined();
+      expect(removeSheet).toHaveBeenCalled();
+    });
+
+    it('leaves a pinned file the browser refused to the runtime, which asks for it again with the hash the entry holds', async () => {
+      const loading = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
+      const { entry, chunkScript, link } = await added();
+      vi.stubGlobal('signed', container);
+      settle(chunkScript, 'error');
+      settle(link, 'error');
+      settle(entry, 'load');
+
+      await expect(loading).resolves.toBe(container);
+    });
+
+    it("starts a remote's next run only once its previous one settled, so no late chunk reaches the new runtime", async () => {
+      const first = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
+      const { entry, chunkScript, link } = await added();
+      // Retry, while the first run's chunk is still on its way.
+      const second = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(scripts).toHaveLength(3);
+
+      settle(entry, 'error');
+      settle(chunkScript, 'load');
+      settle(link, 'load');
+      await expect(first).rejects.toThrow();
+      await vi.waitFor(() => expect(scripts).toHaveLength(6));
+      vi.stubGlobal('signed', container);
+      for (const element of scripts.slice(3)) settle(element, 'load');
+      await expect(second).resolves.toBe(container);
+    });
   });
 
   it('refuses to let the runtime fetch a manifest or create scripts and links itself', async () => {

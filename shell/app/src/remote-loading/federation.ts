@@ -1,11 +1,11 @@
-import { FEATURE_MODULE, type RemoteDescriptor, type RemoteModule } from '@atrium/sdk';
+import { FEATURE_MODULE, remoteChunkGlobal, type RemoteDescriptor, type RemoteModule } from '@atrium/sdk';
 import {
   loadRemote,
   registerPlugins,
   registerRemotes,
   type ModuleFederationRuntimePlugin,
 } from '@module-federation/enhanced/runtime';
-import { verifyRelease, type VerifiedRelease } from './release-manifest';
+import { verifyRelease, type PinnedFile, type VerifiedRelease } from './release-manifest';
 import { routedRemote } from './remembered-remotes';
 import { RemoteLoadError, RemoteRefusedError } from './remote-load-error';
 
@@ -38,7 +38,8 @@ function refusal({ name, entry, type, entryGlobalName }: RemoteInfo): string | u
  *   itself (a manifest entry, preloading) is refused; `beforePreloadRemote` drops preloads.
  *
  * The chunks a remote loads are covered by the hashes its build wrote into the verified remoteEntry.js
- * (SubresourceIntegrityPlugin).
+ * (SubresourceIntegrityPlugin); the Feature's files the shell loads alongside the entry, by the same hashes as
+ * its verified manifest records them ({@link loadContainer}).
  */
 export const releasePinningPlugin: ModuleFederationRuntimePlugin = {
   name: 'atrium-release-pinning',
@@ -76,13 +77,54 @@ class EntryScriptError extends Error {
   }
 }
 
-/** Runs a verified release's remoteEntry.js as a classic script pinned by its hash; resolves with its container. */
-async function loadContainer(release: VerifiedRelease): Promise<RemoteEntryExports> {
-  await new Promise<void>((resolve, reject) => {
+/** The latest {@link loadContainer} of each remote, by name: a new one waits until the previous one settled. */
+const containerLoads = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs a verified release: its remoteEntry.js as a classic script pinned by the registry's hash and, alongside it,
+ * the files of its Feature pinned by the hashes in its verified manifest ({@link VerifiedRelease.pinned}): a chunk
+ * runs only to hand its modules to the entry's runtime (through the remote's chunk global), a style sheet is left
+ * where the runtime finds it, so neither is requested again after the entry ran. A pinned file that fails is left
+ * to the runtime, which asks for it with the hash the entry holds and reports it. Resolves with the container once
+ * nothing it started is still loading.
+ *
+ * Each run starts the remote's chunk global afresh, and a failed one leaves nothing behind, so no chunk of one
+ * release reaches the runtime of another release of the same remote; runs of one remote follow each other.
+ */
+function loadContainer(release: VerifiedRelease): Promise<RemoteEntryExports> {
+  const previous = containerLoads.get(release.name) ?? Promise.resolve();
+  const load = previous.catch(() => undefined).then(() => runRelease(release));
+  containerLoads.set(release.name, load);
+  return load;
+}
+
+async function runRelease(release: VerifiedRelease): Promise<RemoteEntryExports> {
+  const handOver = remoteChunkGlobal(release.name);
+  Reflect.deleteProperty(globalThis, handOver);
+  const [entryLoaded, sheets] = await Promise.all([
+    loadScript(release.entryUrl, release.integrity).then(
+      () => true,
+      () => false,
+    ),
+    Promise.all(release.pinned.map(loadPinnedFile)),
+  ]);
+  const container = (globalThis as unknown as Record<string, unknown>)[release.name];
+  if (entryLoaded && isContainer(container)) return container;
+  Reflect.deleteProperty(globalThis, handOver);
+  for (const sheet of sheets) sheet?.remove();
+  if (!entryLoaded) throw new EntryScriptError(release.entryUrl);
+  throw new RemoteRefusedError(release.name, `${release.entryUrl} defines no container "${release.name}"`);
+}
+
+/**
+ * Loads `url` as a classic script that the browser runs only if it has the hash `integrity`; the element is removed
+ * once it ran or failed. SRI on another origin needs a CORS request.
+ */
+function loadScript(url: string, integrity: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const script = document.createElement('script');
-    script.src = release.entryUrl;
-    // The browser runs the file only if it has this hash; SRI on another origin needs a CORS request.
-    script.integrity = release.integrity;
+    script.src = url;
+    script.integrity = integrity;
     script.crossOrigin = 'anonymous';
     script.async = true;
     script.onload = () => {
@@ -91,15 +133,35 @@ async function loadContainer(release: VerifiedRelease): Promise<RemoteEntryExpor
     };
     script.onerror = () => {
       script.remove();
-      reject(new EntryScriptError(release.entryUrl));
+      reject(new EntryScriptError(url));
     };
     document.head.append(script);
   });
-  const container = (globalThis as unknown as Record<string, unknown>)[release.name];
-  if (!isContainer(container)) {
-    throw new RemoteRefusedError(release.name, `${release.entryUrl} defines no container "${release.name}"`);
+}
+
+/**
+ * Loads one pinned file of a release: a chunk as a script with its hash (resolves with nothing once it ran), a
+ * style sheet as a link with its hash, left in the page (resolves with it). Never rejects: a file the browser
+ * refused is removed, and the runtime's own request for it reports the failure.
+ */
+async function loadPinnedFile({ url, integrity }: PinnedFile): Promise<HTMLLinkElement | undefined> {
+  if (!new URL(url).pathname.endsWith('.css')) {
+    await loadScript(url, integrity).catch(() => undefined);
+    return undefined;
   }
-  return container;
+  return new Promise((resolve) => {
+    const sheet = document.createElement('link');
+    sheet.rel = 'stylesheet';
+    sheet.href = url;
+    sheet.integrity = integrity;
+    sheet.crossOrigin = 'anonymous';
+    sheet.onload = () => resolve(sheet);
+    sheet.onerror = () => {
+      sheet.remove();
+      resolve(undefined);
+    };
+    document.head.append(sheet);
+  });
 }
 
 function isContainer(value: unknown): value is RemoteEntryExports {

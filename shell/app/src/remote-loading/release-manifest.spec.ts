@@ -1,4 +1,4 @@
-import type { RemoteDescriptor } from '@atrium/sdk';
+import { MANIFEST_FILE_HASHES, type RemoteDescriptor } from '@atrium/sdk';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -162,7 +162,57 @@ describe('verifyRelease', () => {
         `${STORE}/profile/1.0.0/__federation_expose_Feature.9a8f8a55.js`,
         `${STORE}/profile/1.0.0/__federation_expose_Feature.e918a174.css`,
       ],
+      // A release built before the build recorded its files' hashes: nothing loads ahead of its entry.
+      pinned: [],
     });
+  });
+
+  it('pins the listed files inside the release folder by the well-formed hashes the checked manifest records', async () => {
+    const chunkHash = await sri('chunk');
+    const cssHash = await sri('css');
+    const published = manifest();
+    published.exposes[0]!.assets.js.sync.push('__federation_expose_Feature.bad.js', 'missing.js');
+    const withHashes = JSON.stringify({
+      ...published,
+      [MANIFEST_FILE_HASHES]: {
+        '__federation_expose_Feature.9a8f8a55.js': chunkHash,
+        '__federation_expose_Feature.e918a174.css': cssHash,
+        // Listed, but with a malformed hash; or a hash for a file outside the folder, or not listed at all.
+        '__federation_expose_Feature.bad.js': 'sha384-not base64!',
+        'https://evil.test/x.js': chunkHash,
+        'unlisted.js': chunkHash,
+      },
+    });
+    serve(withHashes);
+
+    const release = await verifyRelease(
+      { ...remote, manifestIntegrity: await sri(withHashes) },
+      { reload: false },
+    );
+    expect(release.pinned).toEqual([
+      { url: `${STORE}/profile/1.0.0/__federation_expose_Feature.9a8f8a55.js`, integrity: chunkHash },
+      { url: `${STORE}/profile/1.0.0/__federation_expose_Feature.e918a174.css`, integrity: cssHash },
+    ]);
+    expect(release.assets).toContain(`${STORE}/profile/1.0.0/missing.js`);
+  });
+
+  it('pins nothing from a manifest whose hashes were changed after publish: the manifest itself is refused', async () => {
+    const withHashes = {
+      ...manifest(),
+      [MANIFEST_FILE_HASHES]: { '__federation_expose_Feature.9a8f8a55.js': await sri('chunk') },
+    };
+    const published = JSON.stringify(withHashes);
+    // The attacker's own chunk, hashed into the manifest in place of the genuine one.
+    serve(
+      JSON.stringify({
+        ...withHashes,
+        [MANIFEST_FILE_HASHES]: { '__federation_expose_Feature.9a8f8a55.js': await sri('evil chunk') },
+      }),
+    );
+
+    await expect(
+      verifyRelease({ ...remote, manifestIntegrity: await sri(published) }, { reload: false }),
+    ).rejects.toMatchObject({ reason: 'refused' });
   });
 
   it('refuses a manifest swapped in the store for one naming an ES module, before reading it', async () => {

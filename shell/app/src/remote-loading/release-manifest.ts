@@ -1,7 +1,10 @@
-import { REMOTE_ENTRY_FILE, type RemoteDescriptor } from '@atrium/sdk';
+import { exposedFiles, MANIFEST_FILE_HASHES, REMOTE_ENTRY_FILE, type RemoteDescriptor } from '@atrium/sdk';
 import { RemoteLoadError } from './remote-load-error';
 
-/** What the shell may run of a release: one classic script, pinned by the registry's hash. */
+/**
+ * What the shell may run of a release: one classic script pinned by the registry's hash, and the files of its
+ * exposed module pinned by the hashes in its manifest, which the registry's hash of the manifest pins.
+ */
 export interface VerifiedRelease {
   /** The remote's name, which is also the global its container defines. */
   readonly name: string;
@@ -11,9 +14,21 @@ export interface VerifiedRelease {
   readonly integrity: string;
   /**
    * The files the manifest lists for the remote's exposed modules (chunks, CSS), absolute and inside the
-   * release folder. Informational: they load only with the hashes the entry holds.
+   * release folder. Informational: they load only with the hashes the entry holds, or those in {@link pinned}.
    */
   readonly assets: readonly string[];
+  /**
+   * Those of {@link assets} whose SRI hash the verified manifest records ({@link MANIFEST_FILE_HASHES}), with
+   * that hash: the shell may load these alongside the entry. Empty for a release built before the build
+   * recorded them.
+   */
+  readonly pinned: readonly PinnedFile[];
+}
+
+/** A release file and the SRI hash its verified manifest records for it. */
+export interface PinnedFile {
+  readonly url: string;
+  readonly integrity: string;
 }
 
 // W3C Subresource Integrity: one hash, the algorithms browsers support, base64 digest.
@@ -149,9 +164,11 @@ export async function verifyRelease(
   }
   const checked = manifestEntry(manifest, remote.entry, remote.name);
   if ('problem' in checked) throw refuse(`its manifest (${remote.entry}) is refused: ${checked.problem}`);
-  const assets = listedAssets(manifest, new URL(remote.entry));
+  const files = listedFiles(manifest, new URL(remote.entry));
+  const assets = files.map(({ url }) => url);
   if (!reload) for (const asset of assets) preload?.(asset);
-  return { name: remote.name, entryUrl: checked.entryUrl, integrity: remote.integrity, assets };
+  const pinned = files.filter((file): file is PinnedFile => file.integrity !== undefined);
+  return { name: remote.name, entryUrl: checked.entryUrl, integrity: remote.integrity, assets, pinned };
 }
 
 /** The URL of the manifest's folder, e.g. `https://cdn.example/profile/1.0.0/`. */
@@ -181,19 +198,21 @@ function inReleaseFolder(reference: string, manifestUrl: URL, extension = /\.js$
   return inside ? url.href : undefined;
 }
 
-/** The chunk and CSS files the manifest lists for its exposed modules that lie inside the release folder. */
-function listedAssets(manifest: unknown, manifestUrl: URL): string[] {
-  const list = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
-  const names = list(isRecord(manifest) ? manifest.exposes : undefined).flatMap((expose) => {
-    const assets = isRecord(expose) && isRecord(expose.assets) ? expose.assets : {};
-    return [assets.js, assets.css].flatMap((kind) =>
-      isRecord(kind) ? [...list(kind.sync), ...list(kind.async)] : [],
-    );
-  });
-  const urls = names.map((name) =>
-    typeof name === 'string' ? inReleaseFolder(name, manifestUrl, /\.(?:js|css)$/) : undefined,
-  );
-  return [...new Set(urls.filter((url) => url !== undefined))];
+/**
+ * The chunk and CSS files the manifest lists for its exposed modules that lie inside the release folder, each with
+ * the well-formed SRI hash the manifest records for it, if any.
+ */
+function listedFiles(manifest: unknown, manifestUrl: URL): { url: string; integrity?: string }[] {
+  const hashes = isRecord(manifest) ? manifest[MANIFEST_FILE_HASHES] : undefined;
+  const files = new Map<string, string | undefined>();
+  for (const name of exposedFiles(manifest)) {
+    const url = inReleaseFolder(name, manifestUrl, /\.(?:js|css)$/);
+    if (url === undefined) continue;
+    const hash = isRecord(hashes) && Object.hasOwn(hashes, name) ? hashes[name] : undefined;
+    if (typeof hash === 'string' && isIntegrity(hash)) files.set(url, hash);
+    else if (!files.has(url)) files.set(url, undefined);
+  }
+  return [...files].map(([url, integrity]) => (integrity === undefined ? { url } : { url, integrity }));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
