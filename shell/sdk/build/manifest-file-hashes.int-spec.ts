@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exposedFiles, MANIFEST_FILE_HASHES, remoteChunkGlobal } from '../src/remote-entry.ts';
+import { exposedFiles, MANIFEST_FILE_HASHES, remoteUniqueName } from '../src/remote-entry.ts';
 import { MANIFEST_FILE, sriHash } from './manifest-file-hashes.ts';
 import { defineRemoteConfig } from './remote-config.ts';
 
@@ -75,8 +75,10 @@ describe('a production build of a remote', () => {
     );
   });
 
-  it('hands its chunks to its runtime through the global the shell resets', () => {
+  it('hands its chunks to its runtime through a global of its own release', () => {
     const [chunk] = exposedFiles(manifest).filter((file) => file.endsWith('.js'));
-    expect(readFileSync(join(out, chunk!), 'utf8')).toContain(`globalThis.${remoteChunkGlobal('hashes')}`);
+    expect(readFileSync(join(out, chunk!), 'utf8')).toContain(
+      `globalThis.rspackChunk${remoteUniqueName('hashes', '1.2.3')}`,
+    );
   });
 });

@@ -24,10 +24,16 @@ const leavePackage = {
 const exposes = { './Feature': './src/feature.tsx' } as const;
 
 describe('defineRemoteConfig', () => {
-  it('names the container and its chunk-loading global after atrium.remote in package.json', () => {
+  it('names the container after atrium.remote in package.json, and its chunk-loading global after the release', () => {
     writePackage(leavePackage);
     const config = defineRemoteConfig({ dir, exposes })({}, { mode: 'production' });
-    expect(config.output?.uniqueName).toBe('atrium_leave');
+    expect(config.output?.uniqueName).toBe('atrium_leave_1_002e2_002e0');
+    vi.stubEnv('ATRIUM_RELEASE_VERSION', '1.2.0-rc.1');
+    // Another version, another name: two releases of a remote in one page never take each other's chunks.
+    expect(defineRemoteConfig({ dir, exposes })({}, { mode: 'production' }).output?.uniqueName).toBe(
+      'atrium_leave_1_002e2_002e0_002drc_002e1',
+    );
+    vi.unstubAllEnvs();
     expect(config.context).toBe(dir);
     expect(config.devServer).toMatchObject({
       port: 5003,

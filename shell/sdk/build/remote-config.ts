@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { remoteNameProblem } from '../src/generated/remote-rules.ts';
-import { REMOTE_ENTRY_FILE, remoteChunkGlobal } from '../src/remote-entry.ts';
+import { REMOTE_ENTRY_FILE, remoteUniqueName } from '../src/remote-entry.ts';
 import { ManifestFileHashesPlugin } from './manifest-file-hashes.ts';
 import { PrecompressPlugin } from './precompress.ts';
 
@@ -179,8 +179,8 @@ export function remoteFederationOptions(
  * writing its chunks' integrity hashes into `remoteEntry.js`, and those of its exposed module's files into
  * `mf-manifest.json` too.
  *
- * The container name (and `uniqueName`, `atrium_<remote>`) is `atrium.remote` from the remote's package.json,
- * so it always matches the name the registry lists. Environment: `ATRIUM_BUILD_DIR` (output folder, default
+ * The container name is `atrium.remote` from the remote's package.json, so it always matches the name the
+ * registry lists; `uniqueName` is `atrium_<remote>_<version>` (`remoteUniqueName`). Environment: `ATRIUM_BUILD_DIR` (output folder, default
  * `dist/`) and `ATRIUM_RELEASE_VERSION` (`__RELEASE_VERSION__`, default package.json's version), both set by
  * the release CLI.
  *
@@ -221,9 +221,8 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
         // Resolved from remoteEntry.js's own URL, so one build serves from any versioned path
         // (e.g. http://localhost:4100/profile/1.0.0/).
         publicPath: 'auto',
-        uniqueName: `atrium_${pkg.remote}`,
-        // Named where the shell can find it: it gives each release it runs a fresh one (remote-entry.ts).
-        chunkLoadingGlobal: remoteChunkGlobal(pkg.remote),
+        // One per release: its chunk-loading global and its elements' marks are its own (remote-entry.ts).
+        uniqueName: remoteUniqueName(pkg.remote, releaseVersion),
         ...defaults.filenames,
         clean: true,
         // The shell loads remoteEntry.js with the registry's integrity hash; the hashes of the chunks it

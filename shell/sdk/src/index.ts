@@ -40,7 +40,7 @@ export { AtriumContext, AtriumProvider, useApi, useAtrium } from './atrium-conte
 export type { AtriumContextValue, AtriumProviderProps } from './atrium-context';
 export { FEATURE_MODULE } from './contract';
 export type { AtriumUser, FeatureProps, RemoteModule } from './contract';
-export { exposedFiles, MANIFEST_FILE_HASHES, REMOTE_ENTRY_FILE, remoteChunkGlobal } from './remote-entry';
+export { exposedFiles, MANIFEST_FILE_HASHES, REMOTE_ENTRY_FILE } from './remote-entry';
 export { isThemePreference, THEME_PREFERENCES } from './me';
 export type { MeDocument, Preferences, ThemePreference } from './me';
 export { Link, useLocationPath, useNavigate } from './navigation';

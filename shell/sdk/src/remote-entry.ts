@@ -14,24 +14,35 @@ export const REMOTE_ENTRY_FILE = 'remoteEntry.js';
 export const MANIFEST_FILE_HASHES = 'atriumFileIntegrity';
 
 /**
- * The global through which a remote's chunks hand their modules to its runtime (`output.chunkLoadingGlobal`,
- * set by `defineRemoteConfig`). The shell gives each release it runs a fresh one, so that chunks of one release
- * never reach the runtime of another release of the same remote in the same page.
+ * The bundler's name for one release of a remote (`output.uniqueName`, set by `defineRemoteConfig`): rspack names
+ * the release's chunk-loading global after it and marks the script and style sheet elements its runtime adds with
+ * it. One per release, so two releases of a remote in one page (after a rollback, a canary's switch, a Retry) never
+ * take each other's chunks or style sheets, however their loads interleave. A version's characters other than
+ * letters and digits are written as `_` and four hex digits, which keeps it an identifier, distinct per version.
  */
-export const remoteChunkGlobal = (remote: string): string => `rspackChunkatrium_${remote}`;
+export function remoteUniqueName(remote: string, version: string): string {
+  const tag = version.replace(
+    /[^A-Za-z0-9]/g,
+    (char) => `_${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return `atrium_${remote}_${tag}`;
+}
 
 /**
  * The files a Module Federation manifest lists for its exposed modules, as listed (relative to the manifest):
- * scripts and style sheets, sync and async, each once. Anything that is not such a list is ignored, so it reads
+ * scripts and style sheets, each once; `sync`: only those the module needs before it runs (not its lazy parts). Anything that is not such a list is ignored, so it reads
  * an unchecked manifest safely; what the files may be is for the reader to check.
  */
-export function exposedFiles(manifest: unknown): string[] {
+export function exposedFiles(
+  manifest: unknown,
+  loaded: 'sync' | 'sync and async' = 'sync and async',
+): string[] {
   const list = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
   const files = list(record(manifest).exposes).flatMap((expose) => {
     const assets = record(record(expose).assets);
     return [assets.js, assets.css].flatMap((kind) => [
       ...list(record(kind).sync),
-      ...list(record(kind).async),
+      ...(loaded === 'sync' ? [] : list(record(kind).async)),
     ]);
   });
   return [...new Set(files.filter((file): file is string => typeof file === 'string'))];

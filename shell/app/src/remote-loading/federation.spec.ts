@@ -429,7 +429,6 @@ describe('releasePinningPlugin', () => {
   describe("with the Feature's files pinned by the verified manifest", () => {
     const chunk = { url: `${STORE}/signed/1.0.0/feature.123.js`, integrity: 'sha384-chunk' };
     const sheet = { url: `${STORE}/signed/1.0.0/feature.456.css`, integrity: 'sha384-sheet' };
-    const chunkGlobal = 'rspackChunkatrium_signed';
     const container = { init: vi.fn(), get: vi.fn() };
     beforeEach(async () => {
       manifests.verifyRelease.mockImplementation((remote: RemoteDescriptor) =>
@@ -439,7 +438,6 @@ describe('releasePinningPlugin', () => {
     });
     afterEach(() => {
       vi.unstubAllGlobals();
-      Reflect.deleteProperty(globalThis, chunkGlobal);
     });
     /** The elements a load added, once it added all three. */
     async function added() {
@@ -482,31 +480,24 @@ describe('releasePinningPlugin', () => {
       expect(removeSheet).not.toHaveBeenCalled();
     });
 
-    it('gives each run a fresh chunk global, so nothing another release left there reaches its runtime', async () => {
-      // A chunk of another release of this remote, handed over earlier in this page.
-      vi.stubGlobal(chunkGlobal, [[[103], { 692: () => 'the old Feature' }]]);
-
-      const loading = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
-      const elements = await added();
-      expect((globalThis as Record<string, unknown>)[chunkGlobal]).toBeUndefined();
-      vi.stubGlobal('signed', container);
-      for (const element of Object.values(elements)) settle(element, 'load');
-      await expect(loading).resolves.toBe(container);
-    });
-
-    it('leaves nothing of the release behind when its entry is refused: no chunk handed over, no style sheet', async () => {
+    it('takes away the style sheet of a release whose entry the browser refused', async () => {
       const loading = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
       const { entry, chunkScript, link } = await added();
       const removeSheet = vi.spyOn(link, 'remove');
       settle(entry, 'error');
-      // The pinned chunk ran and handed its modules over; the style sheet applied.
-      ((globalThis as unknown as Record<string, unknown[]>)[chunkGlobal] ??= []).push([[103], {}]);
       settle(chunkScript, 'load');
       settle(link, 'load');
 
       await expect(loading).rejects.toThrow(`${signedEntry} did not load`);
-      expect((globalThis as Record<string, unknown>)[chunkGlobal]).toBeUndefined();
       expect(removeSheet).toHaveBeenCalled();
+    });
+
+    it('never takes the container an earlier release defined for an entry that stopped short of defining its own', async () => {
+      vi.stubGlobal('signed', { init: vi.fn(), get: vi.fn() });
+
+      const loading = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
+      for (const element of Object.values(await added())) settle(element, 'load');
+      await expect(loading).rejects.toThrow(`${signedEntry} defines no container "signed"`);
     });
 
     it('leaves a pinned file the browser refused to the runtime, which asks for it again with the hash the entry holds', async () => {
@@ -518,24 +509,6 @@ describe('releasePinningPlugin', () => {
       settle(entry, 'load');
 
       await expect(loading).resolves.toBe(container);
-    });
-
-    it("starts a remote's next run only once its previous one settled, so no late chunk reaches the new runtime", async () => {
-      const first = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
-      const { entry, chunkScript, link } = await added();
-      // Retry, while the first run's chunk is still on its way.
-      const second = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(scripts).toHaveLength(3);
-
-      settle(entry, 'error');
-      settle(chunkScript, 'load');
-      settle(link, 'load');
-      await expect(first).rejects.toThrow();
-      await vi.waitFor(() => expect(scripts).toHaveLength(6));
-      vi.stubGlobal('signed', container);
-      for (const element of scripts.slice(3)) settle(element, 'load');
-      await expect(second).resolves.toBe(container);
     });
   });
 

@@ -1,4 +1,4 @@
-import { FEATURE_MODULE, remoteChunkGlobal, type RemoteDescriptor, type RemoteModule } from '@atrium/sdk';
+import { FEATURE_MODULE, type RemoteDescriptor, type RemoteModule } from '@atrium/sdk';
 import {
   loadRemote,
   registerPlugins,
@@ -77,30 +77,18 @@ class EntryScriptError extends Error {
   }
 }
 
-/** The latest {@link loadContainer} of each remote, by name: a new one waits until the previous one settled. */
-const containerLoads = new Map<string, Promise<unknown>>();
-
 /**
  * Runs a verified release: its remoteEntry.js as a classic script pinned by the registry's hash and, alongside it,
- * the files of its Feature pinned by the hashes in its verified manifest ({@link VerifiedRelease.pinned}): a chunk
- * runs only to hand its modules to the entry's runtime (through the remote's chunk global), a style sheet is left
- * where the runtime finds it, so neither is requested again after the entry ran. A pinned file that fails is left
- * to the runtime, which asks for it with the hash the entry holds and reports it. Resolves with the container once
- * nothing it started is still loading.
- *
- * Each run starts the remote's chunk global afresh, and a failed one leaves nothing behind, so no chunk of one
- * release reaches the runtime of another release of the same remote; runs of one remote follow each other.
+ * the files its Feature needs pinned by the hashes in its verified manifest ({@link VerifiedRelease.pinned}): a
+ * chunk runs only to hand its modules to the entry's runtime (through the release's own chunk-loading global), a
+ * style sheet is left where the runtime finds it, so neither is asked for only after the entry ran. A pinned file
+ * the browser refuses is left to the runtime, which asks for it with the hash the entry holds and reports it.
+ * Resolves with the container once nothing it added is still loading; a failed run takes its style sheets away.
  */
-function loadContainer(release: VerifiedRelease): Promise<RemoteEntryExports> {
-  const previous = containerLoads.get(release.name) ?? Promise.resolve();
-  const load = previous.catch(() => undefined).then(() => runRelease(release));
-  containerLoads.set(release.name, load);
-  return load;
-}
-
-async function runRelease(release: VerifiedRelease): Promise<RemoteEntryExports> {
-  const handOver = remoteChunkGlobal(release.name);
-  Reflect.deleteProperty(globalThis, handOver);
+async function loadContainer(release: VerifiedRelease): Promise<RemoteEntryExports> {
+  // The entry assigns its container to this global as its last step: a run that stops short of it must not find
+  // the container of a release that ran before.
+  Reflect.set(globalThis, release.name, undefined);
   const [entryLoaded, sheets] = await Promise.all([
     loadScript(release.entryUrl, release.integrity).then(
       () => true,
@@ -110,7 +98,6 @@ async function runRelease(release: VerifiedRelease): Promise<RemoteEntryExports>
   ]);
   const container = (globalThis as unknown as Record<string, unknown>)[release.name];
   if (entryLoaded && isContainer(container)) return container;
-  Reflect.deleteProperty(globalThis, handOver);
   for (const sheet of sheets) sheet?.remove();
   if (!entryLoaded) throw new EntryScriptError(release.entryUrl);
   throw new RemoteRefusedError(release.name, `${release.entryUrl} defines no container "${release.name}"`);

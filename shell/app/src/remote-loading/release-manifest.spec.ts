@@ -172,6 +172,8 @@ describe('verifyRelease', () => {
     const cssHash = await sri('css');
     const published = manifest();
     published.exposes[0]!.assets.js.sync.push('__federation_expose_Feature.bad.js', 'missing.js');
+    // A lazy part of the Feature: it loads when the Feature asks for it, not ahead.
+    published.exposes[0]!.assets.js.async.push('lazy.js');
     const withHashes = JSON.stringify({
       ...published,
       [MANIFEST_FILE_HASHES]: {
@@ -181,6 +183,7 @@ describe('verifyRelease', () => {
         '__federation_expose_Feature.bad.js': 'sha384-not base64!',
         'https://evil.test/x.js': chunkHash,
         'unlisted.js': chunkHash,
+        'lazy.js': chunkHash,
       },
     });
     serve(withHashes);
@@ -194,6 +197,7 @@ describe('verifyRelease', () => {
       { url: `${STORE}/profile/1.0.0/__federation_expose_Feature.e918a174.css`, integrity: cssHash },
     ]);
     expect(release.assets).toContain(`${STORE}/profile/1.0.0/missing.js`);
+    expect(release.assets).toContain(`${STORE}/profile/1.0.0/lazy.js`);
   });
 
   it('pins nothing from a manifest whose hashes were changed after publish: the manifest itself is refused', async () => {

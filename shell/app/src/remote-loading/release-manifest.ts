@@ -18,9 +18,9 @@ export interface VerifiedRelease {
    */
   readonly assets: readonly string[];
   /**
-   * Those of {@link assets} whose SRI hash the verified manifest records ({@link MANIFEST_FILE_HASHES}), with
-   * that hash: the shell may load these alongside the entry. Empty for a release built before the build
-   * recorded them.
+   * Those of {@link assets} the exposed module needs before it runs (not its lazy parts) whose SRI hash the
+   * verified manifest records ({@link MANIFEST_FILE_HASHES}), with that hash: the shell loads these alongside the
+   * entry. Empty for a release built before the build recorded them.
    */
   readonly pinned: readonly PinnedFile[];
 }
@@ -199,17 +199,19 @@ function inReleaseFolder(reference: string, manifestUrl: URL, extension = /\.js$
 }
 
 /**
- * The chunk and CSS files the manifest lists for its exposed modules that lie inside the release folder, each with
- * the well-formed SRI hash the manifest records for it, if any.
+ * The chunk and CSS files the manifest lists for its exposed modules that lie inside the release folder, each
+ * needed before the module runs with the well-formed SRI hash the manifest records for it, if any.
  */
 function listedFiles(manifest: unknown, manifestUrl: URL): { url: string; integrity?: string }[] {
   const hashes = isRecord(manifest) ? manifest[MANIFEST_FILE_HASHES] : undefined;
+  // Only what the Feature needs before it runs is loaded ahead; its lazy parts load when it asks for them.
+  const needed = new Set(exposedFiles(manifest, 'sync'));
   const files = new Map<string, string | undefined>();
   for (const name of exposedFiles(manifest)) {
     const url = inReleaseFolder(name, manifestUrl, /\.(?:js|css)$/);
     if (url === undefined) continue;
     const hash = isRecord(hashes) && Object.hasOwn(hashes, name) ? hashes[name] : undefined;
-    if (typeof hash === 'string' && isIntegrity(hash)) files.set(url, hash);
+    if (needed.has(name) && typeof hash === 'string' && isIntegrity(hash)) files.set(url, hash);
     else if (!files.has(url)) files.set(url, undefined);
   }
   return [...files].map(([url, integrity]) => (integrity === undefined ? { url } : { url, integrity }));
