@@ -127,29 +127,72 @@ describe('loadFeature', () => {
     ]);
   });
 
-  it('has the files verifyRelease names fetched into the HTTP cache ahead, as the scripts and style sheets that use them will ask, and runs none of them', async () => {
+  it('has the files verifyRelease names fetched ahead, as the scripts and style sheets that use them will ask, and runs none of them', async () => {
     registerFeatureRemotes([signed]);
     runtime.loadRemote.mockResolvedValue({ Feature });
     const fetching = vi
       .spyOn(globalThis, 'fetch')
       .mockImplementation(() => Promise.resolve(new Response('')));
     manifests.verifyRelease.mockImplementation(
-      (remote: RemoteDescriptor, { preload }: { preload: (url: string) => void }) => {
-        preload(signedEntry);
-        preload(`${STORE}/signed/1.0.0/feature.123.css`);
+      (remote: RemoteDescriptor, { preload }: { preload: (url: string, integrity?: string) => void }) => {
+        preload(signedEntry, signed.integrity);
+        preload(`${STORE}/signed/1.0.0/feature.123.css`, 'sha384-sheet');
+        preload(`${STORE}/signed/1.0.0/feature.789.js`);
         return Promise.resolve(release(remote));
       },
     );
 
     await loadFeature(signed, options);
-    // The cache entry a crossorigin="anonymous" script or style sheet uses; the cache's own rules.
-    const ahead = { mode: 'cors', credentials: 'same-origin', cache: 'default' };
-    expect(fetching.mock.calls).toEqual([
-      [signedEntry, ahead],
-      [`${STORE}/signed/1.0.0/feature.123.css`, ahead],
+    // Files with a known hash are preloaded with it: the very request of the element that loads them later.
+    const preloads = scripts as unknown as HTMLLinkElement[];
+    expect(preloads.map((link) => [link.rel, link.as, link.href, link.integrity, link.crossOrigin])).toEqual([
+      ['preload', 'script', signedEntry, signed.integrity, 'anonymous'],
+      ['preload', 'style', `${STORE}/signed/1.0.0/feature.123.css`, 'sha384-sheet', 'anonymous'],
     ]);
-    // Nothing was added to the page: what runs is only the loader's own script, with the registry's hash.
-    expect(scripts).toEqual([]);
+    // A file without one goes into the HTTP cache, as a crossorigin="anonymous" element will ask for it.
+    expect(fetching.mock.calls).toEqual([
+      [
+        `${STORE}/signed/1.0.0/feature.789.js`,
+        { mode: 'cors', credentials: 'same-origin', cache: 'default' },
+      ],
+    ]);
+  });
+
+  it('takes a failed preload with an element of its own, so that neither the loader nor Retry is handed its failure', async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+    manifests.verifyRelease.mockImplementation(
+      (remote: RemoteDescriptor, { preload }: { preload: (url: string, integrity?: string) => void }) => {
+        preload(signedEntry, signed.integrity);
+        return Promise.resolve(release(remote));
+      },
+    );
+    await loadFeature(signed, options);
+    const [preload] = scripts as unknown as [HTMLLinkElement];
+    const removePreload = vi.spyOn(preload, 'remove');
+    const attached: Element[] = [];
+    vi.spyOn(ShadowRoot.prototype, 'append').mockImplementation((...nodes) => {
+      attached.push(...(nodes as Element[]));
+    });
+
+    // The store has no such file (yet), or it does not match its hash.
+    preload.dispatchEvent(new Event('error'));
+    expect(removePreload).toHaveBeenCalled();
+    // Taken in a shadow root, out of the way of a remote runtime's search of the document.
+    expect(scripts).toHaveLength(1);
+    expect(document.querySelector('script')).toBeNull();
+    const host = document.querySelector<HTMLElement>('[data-atrium-preload-takers]')!;
+    expect(host.hidden).toBe(true);
+    const taker = attached.at(-1)! as HTMLScriptElement;
+    expect([taker.tagName, taker.src, taker.integrity, taker.crossOrigin]).toEqual([
+      'SCRIPT',
+      signedEntry,
+      signed.integrity,
+      'anonymous',
+    ]);
+    const removeTaker = vi.spyOn(taker, 'remove');
+    taker.dispatchEvent(new Event('error'));
+    expect(removeTaker).toHaveBeenCalled();
   });
 
   it('starts loading the release a page opens at before its slot asks, and the slot takes that load once', async () => {

@@ -132,7 +132,7 @@ function loadScript(url: string, integrity: string): Promise<void> {
  * refused is removed, and the runtime's own request for it reports the failure.
  */
 async function loadPinnedFile({ url, integrity }: PinnedFile): Promise<HTMLLinkElement | undefined> {
-  if (!new URL(url).pathname.endsWith('.css')) {
+  if (!isStyleSheet(url)) {
     await loadScript(url, integrity).catch(() => undefined);
     return undefined;
   }
@@ -182,7 +182,7 @@ const warming = new Map<
  * decides, and a release it no longer names is never used ({@link pinRelease}, {@link registerFeatureRemotes}).
  */
 export function warmRelease(remote: RemoteDescriptor): void {
-  const release = verifyRelease(remote, { reload: false, preload: fetchIntoCache }).catch(() => undefined);
+  const release = verifyRelease(remote, { reload: false, preload: fetchAhead }).catch(() => undefined);
   warming.set(remote.name, { key: releaseKey(remote), release });
 }
 
@@ -201,7 +201,7 @@ function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
   verified.delete(remote.name);
   const warm = warming.get(remote.name);
   warming.delete(remote.name);
-  const check = () => verifyRelease(remote, { reload: retry, preload: fetchIntoCache });
+  const check = () => verifyRelease(remote, { reload: retry, preload: fetchAhead });
   // A warm check that failed proves nothing (the store may have been down a moment ago): check again.
   const checking = !retry && warm?.key === key ? warm.release.then((checked) => checked ?? check()) : check();
   const pin = { key, done: Promise.resolve() };
@@ -238,10 +238,68 @@ export function preloadFeature(remote: RemoteDescriptor): void {
 }
 
 /**
+ * Starts fetching a file the release will load, never running it. A file whose SRI hash is known (the entry, and
+ * the files its verified manifest pins) is preloaded: a `<link rel=preload>` with that hash and CORS is the very
+ * request the script or style sheet that loads it will make, so that element takes it from the page's memory
+ * instead of reading the HTTP cache again. Other files are fetched into the HTTP cache ({@link fetchIntoCache}).
+ */
+function fetchAhead(url: string, integrity?: string): void {
+  if (integrity === undefined) {
+    void fetchIntoCache(url);
+    return;
+  }
+  const preload = document.createElement('link');
+  preload.rel = 'preload';
+  preload.as = isStyleSheet(url) ? 'style' : 'script';
+  preload.href = url;
+  preload.integrity = integrity;
+  preload.crossOrigin = 'anonymous';
+  preload.onerror = () => {
+    preload.remove();
+    takeFailedPreload(url, integrity);
+  };
+  document.head.append(preload);
+}
+
+/**
+ * Takes a preload that failed (a file missing, unreachable or not matching its hash) with an element of its own
+ * that makes exactly that request: the browser hands a failed preload to the next element asking for the file,
+ * which would otherwise be the loader's, and again Retry's after the store was repaired. The element is put in
+ * a shadow root, where a remote's runtime looking through the document for a style sheet or script already
+ * loading cannot take it for its own (it would count a style sheet without its loading mark as loaded), and is
+ * removed once settled.
+ */
+function takeFailedPreload(url: string, integrity: string): void {
+  const element = isStyleSheet(url) ? document.createElement('link') : document.createElement('script');
+  if (element instanceof HTMLLinkElement) {
+    element.rel = 'stylesheet';
+    element.href = url;
+  } else {
+    element.src = url;
+  }
+  element.integrity = integrity;
+  element.crossOrigin = 'anonymous';
+  element.onload = element.onerror = () => element.remove();
+  takerRoot().append(element);
+}
+
+let takers: ShadowRoot | undefined;
+function takerRoot(): ShadowRoot {
+  if (takers === undefined || !takers.host.isConnected) {
+    const host = document.createElement('div');
+    host.hidden = true;
+    host.dataset['atriumPreloadTakers'] = '';
+    document.body.append(host);
+    takers = host.attachShadow({ mode: 'closed' });
+  }
+  return takers;
+}
+
+const isStyleSheet = (url: string) => new URL(url).pathname.endsWith('.css');
+
+/**
  * Fetches a release file into the HTTP cache, where the script or style sheet that needs it will find it
  * (`reload`: again, past the cached copy). Fetched, never run: the scripts still load only with their hashes.
- * Not a `<link rel=preload>`: the browser would hand a failed preload (a file missing until the store is
- * repaired) to the element that asks for it later, Retry included.
  */
 const fetchIntoCache = (url: string, cache: RequestCache = 'default') =>
   // Same request mode and credentials as a crossorigin="anonymous" script, so the same cache entry.

@@ -188,10 +188,21 @@ describe('verifyRelease', () => {
     });
     serve(withHashes);
 
+    const preload = vi.fn();
     const release = await verifyRelease(
       { ...remote, manifestIntegrity: await sri(withHashes) },
-      { reload: false },
+      { reload: false, preload },
     );
+    // Fetched ahead with the hashes they will be loaded with.
+    expect(preload).toHaveBeenCalledWith(
+      `${STORE}/profile/1.0.0/__federation_expose_Feature.9a8f8a55.js`,
+      chunkHash,
+    );
+    expect(preload).toHaveBeenCalledWith(
+      `${STORE}/profile/1.0.0/__federation_expose_Feature.e918a174.css`,
+      cssHash,
+    );
+    expect(preload).toHaveBeenCalledWith(`${STORE}/profile/1.0.0/lazy.js`, undefined);
     expect(release.pinned).toEqual([
       { url: `${STORE}/profile/1.0.0/__federation_expose_Feature.9a8f8a55.js`, integrity: chunkHash },
       { url: `${STORE}/profile/1.0.0/__federation_expose_Feature.e918a174.css`, integrity: cssHash },
@@ -279,13 +290,14 @@ describe('verifyRelease', () => {
     );
 
     await verifyRelease(remote, { reload: false, preload: (...args) => preloaded.push(args) });
-    const entry = [`${STORE}/profile/1.0.0/remoteEntry.js`];
+    // With the registry's hash: the request the loader's script makes.
+    const entry = [`${STORE}/profile/1.0.0/remoteEntry.js`, remote.integrity];
     expect(preloadedBeforeTheManifest).toEqual([entry]);
-    // Only the listed files inside the release folder, like the assets it returns.
+    // Only the listed files inside the release folder, like the assets it returns; this manifest pins none.
     expect(preloaded).toEqual([
       entry,
-      [`${STORE}/profile/1.0.0/__federation_expose_Feature.9a8f8a55.js`],
-      [`${STORE}/profile/1.0.0/__federation_expose_Feature.e918a174.css`],
+      [`${STORE}/profile/1.0.0/__federation_expose_Feature.9a8f8a55.js`, undefined],
+      [`${STORE}/profile/1.0.0/__federation_expose_Feature.e918a174.css`, undefined],
     ]);
   });
 
@@ -302,7 +314,7 @@ describe('verifyRelease', () => {
     await expect(verifyRelease(remote, { reload: false, preload })).rejects.toMatchObject({
       reason: 'refused',
     });
-    expect(preload.mock.calls).toEqual([[`${STORE}/profile/1.0.0/remoteEntry.js`]]);
+    expect(preload.mock.calls).toEqual([[`${STORE}/profile/1.0.0/remoteEntry.js`, remote.integrity]]);
     preload.mockClear();
     serve(genuine);
     await verifyRelease(remote, { reload: true, preload });

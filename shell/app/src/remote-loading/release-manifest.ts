@@ -106,12 +106,13 @@ export interface VerifyOptions {
   /** Bypass the HTTP cache (Retry after the store was repaired). */
   readonly reload: boolean;
   /**
-   * Told each file the release will load as soon as it is known, to start fetching it (never running it):
-   * the entry while the manifest is still being fetched and checked (every remote's is
-   * {@link REMOTE_ENTRY_FILE} beside its manifest), then the chunks and style sheets the checked manifest
-   * lists. Not on reload, and nothing for a release the registry recorded no valid hashes of.
+   * Told each file the release will load as soon as it is known, with the SRI hash it will be loaded with when
+   * that is known, to start fetching it (never running it): the entry while the manifest is still being fetched
+   * and checked (every remote's is {@link REMOTE_ENTRY_FILE} beside its manifest; the registry's hash), then the
+   * chunks and style sheets the checked manifest lists (the manifest's hash of those it pins). Not on reload, and
+   * nothing for a release the registry recorded no valid hashes of.
    */
-  readonly preload?: (url: string) => unknown;
+  readonly preload?: (url: string, integrity?: string) => unknown;
 }
 
 /**
@@ -133,7 +134,7 @@ export async function verifyRelease(
   if (!isIntegrity(remote.integrity)) {
     throw refuse('the registry recorded no valid hash of its remoteEntry.js');
   }
-  if (!reload) preload?.(new URL(REMOTE_ENTRY_FILE, remote.entry).href);
+  if (!reload) preload?.(new URL(REMOTE_ENTRY_FILE, remote.entry).href, remote.integrity);
   const unreachable = (detail: string, cause?: unknown) =>
     new RemoteLoadError(
       remote,
@@ -166,7 +167,7 @@ export async function verifyRelease(
   if ('problem' in checked) throw refuse(`its manifest (${remote.entry}) is refused: ${checked.problem}`);
   const files = listedFiles(manifest, new URL(remote.entry));
   const assets = files.map(({ url }) => url);
-  if (!reload) for (const asset of assets) preload?.(asset);
+  if (!reload) for (const { url, integrity } of files) preload?.(url, integrity);
   const pinned = files.filter((file): file is PinnedFile => file.integrity !== undefined);
   return { name: remote.name, entryUrl: checked.entryUrl, integrity: remote.integrity, assets, pinned };
 }
