@@ -246,7 +246,7 @@ async function profileRelease(browser: Browser) {
   return { version: version!, manifest };
 }
 
-/** Whether the attacker's change to a file ran or applied: their code sets a global, their style sheet a property. */
+/** Whether the attacker's change ran or applied: their code sets a global, their style sheet a property. */
 const attackTook = (page: Page) =>
   page.evaluate(
     (name) =>

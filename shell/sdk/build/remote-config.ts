@@ -180,9 +180,9 @@ export function remoteFederationOptions(
  * `mf-manifest.json` too.
  *
  * The container name is `atrium.remote` from the remote's package.json, so it always matches the name the
- * registry lists; `uniqueName` is `atrium_<remote>_<version>` (`remoteUniqueName`). Environment: `ATRIUM_BUILD_DIR` (output folder, default
- * `dist/`) and `ATRIUM_RELEASE_VERSION` (`__RELEASE_VERSION__`, default package.json's version), both set by
- * the release CLI.
+ * registry lists; `uniqueName` is `atrium_<remote>_<version>` (`remoteUniqueName`). Environment:
+ * `ATRIUM_BUILD_DIR` (output folder, default `dist/`) and `ATRIUM_RELEASE_VERSION` (`__RELEASE_VERSION__` and
+ * `uniqueName`, default package.json's version), both set by the release CLI.
  *
  * @example
  * ```ts

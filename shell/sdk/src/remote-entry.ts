@@ -14,11 +14,12 @@ export const REMOTE_ENTRY_FILE = 'remoteEntry.js';
 export const MANIFEST_FILE_HASHES = 'atriumFileIntegrity';
 
 /**
- * The bundler's name for one release of a remote (`output.uniqueName`, set by `defineRemoteConfig`): rspack names
- * the release's chunk-loading global after it and marks the script and style sheet elements its runtime adds with
- * it. One per release, so two releases of a remote in one page (after a rollback, a canary's switch, a Retry) never
- * take each other's chunks or style sheets, however their loads interleave. A version's characters other than
- * letters and digits are written as `_` and four hex digits, which keeps it an identifier, distinct per version.
+ * The bundler's name for one release of a remote (`output.uniqueName`, set by `defineRemoteConfig`): rspack
+ * names the release's chunk-loading global after it and marks the script and style sheet elements its runtime
+ * adds with it. One per release, so two releases of a remote in one page (after a rollback, a canary's switch,
+ * a Retry) never take each other's chunks or style sheets, however their loads interleave. A version's
+ * characters other than letters and digits are written as `_` and four hex digits, which keeps it an
+ * identifier, distinct per version.
  */
 export function remoteUniqueName(remote: string, version: string): string {
   const tag = version.replace(
@@ -30,8 +31,9 @@ export function remoteUniqueName(remote: string, version: string): string {
 
 /**
  * The files a Module Federation manifest lists for its exposed modules, as listed (relative to the manifest):
- * scripts and style sheets, each once; `sync`: only those the module needs before it runs (not its lazy parts). Anything that is not such a list is ignored, so it reads
- * an unchecked manifest safely; what the files may be is for the reader to check.
+ * scripts and style sheets, each once; `sync`: only those the module needs before it runs (not its lazy parts).
+ * Anything that is not such a list is ignored, so it reads an unchecked manifest safely; what the files may be is
+ * for the reader to check.
  */
 export function exposedFiles(
   manifest: unknown,

@@ -104,8 +104,8 @@ async function loadContainer(release: VerifiedRelease): Promise<RemoteEntryExpor
 }
 
 /**
- * Loads `url` as a classic script that the browser runs only if it has the hash `integrity`; the element is removed
- * once it ran or failed. SRI on another origin needs a CORS request.
+ * Loads `url` as a classic script that the browser runs only if it has the hash `integrity`; the element is
+ * removed once it ran or failed. SRI on another origin needs a CORS request.
  */
 function loadScript(url: string, integrity: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
