@@ -176,6 +176,27 @@ describe('SharedUserManager', () => {
     expect(await dpopStore.getAllKeys()).toEqual([]);
   });
 
+  it('removes the key before the session, so a sign-in started the moment the session is gone keeps its key', async () => {
+    const tab = tabs[0]!;
+    const userStore = tab.settings.userStore;
+    const removeSession = userStore.remove.bind(userStore);
+    let signIn: Promise<string | undefined> | undefined;
+    vi.spyOn(userStore, 'remove').mockImplementation(async (key) => {
+      const removed = await removeSession(key);
+      // The page sees no session and starts a sign-in at once (the auth gate does), binding its code to the
+      // key it finds or makes.
+      signIn = tab.generateDPoPJkt({ store: dpopStore });
+      return removed;
+    });
+
+    await tab.removeUser();
+
+    const boundTo = await signIn!;
+    // The callback signs the code exchange with the key the store holds then: the one the code is bound to.
+    expect(await dpopStore.getAllKeys()).toEqual([tab.settings.client_id]);
+    expect(await tab.generateDPoPJkt({ store: dpopStore })).toBe(boundTo);
+  });
+
   it('signs the other tabs back in when one signs in again', async () => {
     const [tabA, tabB] = [tabs[0]!, openTab()];
     const unloadedInB = nextEvent((listener) => tabB.events.addUserUnloaded(listener));

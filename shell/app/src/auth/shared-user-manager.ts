@@ -86,8 +86,17 @@ export class SharedUserManager extends UserManager {
   };
 
   override async storeUser(user: User | null): Promise<void> {
-    await super.storeUser(user);
-    if (user !== null) this.#setSignedOutElsewhere(false);
+    if (user === null) {
+      // The key pair goes before the session does. The library removes the session first and the key after it,
+      // so a sign-in started in between (the page saw no session) bound its code to the key about to go, and
+      // its callback, signing with a new key, was refused. Now whoever sees no session finds no key either and
+      // makes one, which nothing removes after it.
+      await this.settings.dpop?.store.remove(this.settings.client_id);
+      await this.settings.userStore.remove(this._userStoreKey);
+    } else {
+      await super.storeUser(user);
+      this.#setSignedOutElsewhere(false);
+    }
     const message: SessionMessage = user === null ? 'removed' : 'stored';
     this.#channel.postMessage(message);
   }
