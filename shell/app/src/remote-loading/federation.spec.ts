@@ -55,6 +55,11 @@ beforeEach(() => {
   manifests.verifyRelease.mockImplementation((remote: RemoteDescriptor) => Promise.resolve(release(remote)));
 });
 afterEach(() => {
+  // Preloads a test left loading are done: none is shared with the next test's.
+  for (const element of scripts) {
+    if (element instanceof HTMLLinkElement && element.rel === 'preload')
+      element.dispatchEvent(new Event('load'));
+  }
   vi.useRealTimers();
   vi.resetAllMocks();
   vi.restoreAllMocks();
@@ -193,6 +198,45 @@ describe('loadFeature', () => {
     const removeTaker = vi.spyOn(taker, 'remove');
     taker.dispatchEvent(new Event('error'));
     expect(removeTaker).toHaveBeenCalled();
+  });
+
+  it('preloads a file once however many checks name it, so no two preloads share a download', async () => {
+    registerFeatureRemotes([signed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+    manifests.verifyRelease.mockImplementation(
+      (remote: RemoteDescriptor, { preload }: { preload: (url: string, integrity?: string) => void }) => {
+        preload(signedEntry, signed.integrity);
+        preload(signedEntry, signed.integrity);
+        return Promise.resolve(release(remote));
+      },
+    );
+
+    await loadFeature(signed, options);
+    expect(scripts).toHaveLength(1);
+  });
+
+  it('leaves a failed preload that the loader already asked for to the loader, which reports it', async () => {
+    registerFeatureRemotes([signed]);
+    manifests.verifyRelease.mockImplementation(
+      (remote: RemoteDescriptor, { preload }: { preload: (url: string, integrity?: string) => void }) => {
+        preload(signedEntry, signed.integrity);
+        return Promise.resolve(release(remote));
+      },
+    );
+    runtime.loadRemote.mockResolvedValue({ Feature });
+    await loadFeature(signed, options);
+    const taken = vi.spyOn(ShadowRoot.prototype, 'append').mockImplementation(() => undefined);
+    const [preload] = scripts as unknown as [HTMLLinkElement];
+
+    // The loader's script asks for the entry while its preload is still on its way, and takes it.
+    const loading = plugin.loadEntry!({ remoteInfo: remoteInfo() } as never);
+    await vi.waitFor(() => expect(scripts).toHaveLength(2));
+    preload.dispatchEvent(new Event('error'));
+    scripts[1]!.dispatchEvent(new Event('error'));
+
+    await expect(loading).rejects.toThrow(`${signedEntry} did not load`);
+    // No element of its own: it would ask again itself and could run the file outside the loader.
+    expect(taken).not.toHaveBeenCalled();
   });
 
   it('starts loading the release a page opens at before its slot asks, and the slot takes that load once', async () => {

@@ -122,6 +122,7 @@ function loadScript(url: string, integrity: string): Promise<void> {
       script.remove();
       reject(new EntryScriptError(url));
     };
+    claimPreload(url, integrity);
     document.head.append(script);
   });
 }
@@ -147,6 +148,7 @@ async function loadPinnedFile({ url, integrity }: PinnedFile): Promise<HTMLLinkE
       sheet.remove();
       resolve(undefined);
     };
+    claimPreload(url, integrity);
     document.head.append(sheet);
   });
 }
@@ -248,17 +250,38 @@ function fetchAhead(url: string, integrity?: string): void {
     void fetchIntoCache(url);
     return;
   }
+  const key = fileKey(url, integrity);
+  // One preload per file while it loads: a second one would share its download, and its failure with it.
+  if (unclaimed.has(key)) return;
   const preload = document.createElement('link');
   preload.rel = 'preload';
   preload.as = isStyleSheet(url) ? 'style' : 'script';
   preload.href = url;
   preload.integrity = integrity;
   preload.crossOrigin = 'anonymous';
+  unclaimed.set(key, preload);
+  // Loaded, it waits for its element in the browser's memory; only one still loading can share a download.
+  preload.onload = () => {
+    if (unclaimed.get(key) === preload) unclaimed.delete(key);
+  };
   preload.onerror = () => {
     preload.remove();
+    // An element of the shell's that asked for the file meanwhile took the preload, and its failure with it:
+    // another element would make a request of its own, and could run the file outside the loader.
+    if (unclaimed.get(key) !== preload) return;
+    unclaimed.delete(key);
     takeFailedPreload(url, integrity);
   };
   document.head.append(preload);
+}
+
+/** The preloads still loading that no element of the shell's has asked for yet, by file and hash. */
+const unclaimed = new Map<string, HTMLLinkElement>();
+const fileKey = (url: string, integrity: string) => `${integrity} ${url}`;
+
+/** Notes that an element of the shell's asks for the file now: it takes the file's preload, if there is one. */
+function claimPreload(url: string, integrity: string): void {
+  unclaimed.delete(fileKey(url, integrity));
 }
 
 /**
