@@ -74,6 +74,19 @@ async function verify(remote: RemoteDescriptor) {
   await loadFeature(remote, options);
 }
 
+/** Loads `signed` through a check that has `files` ([url, hash?]) fetched ahead, as verifyRelease does. */
+async function loadFetchingAhead(...files: readonly (readonly [string, string?])[]) {
+  registerFeatureRemotes([signed]);
+  runtime.loadRemote.mockResolvedValue({ Feature });
+  manifests.verifyRelease.mockImplementation(
+    (remote: RemoteDescriptor, { preload }: { preload: (url: string, integrity?: string) => void }) => {
+      for (const [url, integrity] of files) preload(url, integrity);
+      return Promise.resolve(release(remote));
+    },
+  );
+  await loadFeature(signed, options);
+}
+
 describe('loadFeature', () => {
   it('verifies the release, registers only its verified remoteEntry.js as a classic script, then loads Feature', async () => {
     registerFeatureRemotes([signed]);
@@ -133,21 +146,14 @@ describe('loadFeature', () => {
   });
 
   it('has the files verifyRelease names fetched ahead, as the scripts and style sheets that use them will ask, and runs none of them', async () => {
-    registerFeatureRemotes([signed]);
-    runtime.loadRemote.mockResolvedValue({ Feature });
     const fetching = vi
       .spyOn(globalThis, 'fetch')
       .mockImplementation(() => Promise.resolve(new Response('')));
-    manifests.verifyRelease.mockImplementation(
-      (remote: RemoteDescriptor, { preload }: { preload: (url: string, integrity?: string) => void }) => {
-        preload(signedEntry, signed.integrity);
-        preload(`${STORE}/signed/1.0.0/feature.123.css`, 'sha384-sheet');
-        preload(`${STORE}/signed/1.0.0/feature.789.js`);
-        return Promise.resolve(release(remote));
-      },
+    await loadFetchingAhead(
+      [signedEntry, signed.integrity],
+      [`${STORE}/signed/1.0.0/feature.123.css`, 'sha384-sheet'],
+      [`${STORE}/signed/1.0.0/feature.789.js`],
     );
-
-    await loadFeature(signed, options);
     // Files with a known hash are preloaded with it: the very request of the element that loads them later.
     const preloads = scripts as unknown as HTMLLinkElement[];
     expect(preloads.map((link) => [link.rel, link.as, link.href, link.integrity, link.crossOrigin])).toEqual([
@@ -164,15 +170,7 @@ describe('loadFeature', () => {
   });
 
   it('takes a failed preload with an element of its own, so that neither the loader nor Retry is handed its failure', async () => {
-    registerFeatureRemotes([signed]);
-    runtime.loadRemote.mockResolvedValue({ Feature });
-    manifests.verifyRelease.mockImplementation(
-      (remote: RemoteDescriptor, { preload }: { preload: (url: string, integrity?: string) => void }) => {
-        preload(signedEntry, signed.integrity);
-        return Promise.resolve(release(remote));
-      },
-    );
-    await loadFeature(signed, options);
+    await loadFetchingAhead([signedEntry, signed.integrity]);
     const [preload] = scripts as unknown as [HTMLLinkElement];
     const removePreload = vi.spyOn(preload, 'remove');
     const attached: Element[] = [];
@@ -201,30 +199,12 @@ describe('loadFeature', () => {
   });
 
   it('preloads a file once however many checks name it, so no two preloads share a download', async () => {
-    registerFeatureRemotes([signed]);
-    runtime.loadRemote.mockResolvedValue({ Feature });
-    manifests.verifyRelease.mockImplementation(
-      (remote: RemoteDescriptor, { preload }: { preload: (url: string, integrity?: string) => void }) => {
-        preload(signedEntry, signed.integrity);
-        preload(signedEntry, signed.integrity);
-        return Promise.resolve(release(remote));
-      },
-    );
-
-    await loadFeature(signed, options);
+    await loadFetchingAhead([signedEntry, signed.integrity], [signedEntry, signed.integrity]);
     expect(scripts).toHaveLength(1);
   });
 
   it('leaves a failed preload that the loader already asked for to the loader, which reports it', async () => {
-    registerFeatureRemotes([signed]);
-    manifests.verifyRelease.mockImplementation(
-      (remote: RemoteDescriptor, { preload }: { preload: (url: string, integrity?: string) => void }) => {
-        preload(signedEntry, signed.integrity);
-        return Promise.resolve(release(remote));
-      },
-    );
-    runtime.loadRemote.mockResolvedValue({ Feature });
-    await loadFeature(signed, options);
+    await loadFetchingAhead([signedEntry, signed.integrity]);
     const taken = vi.spyOn(ShadowRoot.prototype, 'append').mockImplementation(() => undefined);
     const [preload] = scripts as unknown as [HTMLLinkElement];
 
