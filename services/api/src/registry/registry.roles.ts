@@ -1,5 +1,9 @@
 import type { AuthenticatedUser } from '../auth/access-token.js';
-import { InsufficientScopeError, NotRemoteOwnerError } from '../common/errors/domain-errors.js';
+import {
+  CanaryAudienceRefusedError,
+  InsufficientScopeError,
+  NotRemoteOwnerError,
+} from '../common/errors/domain-errors.js';
 
 /** Realm role of the deployment pipelines' service accounts: may publish versions of the remotes they own. */
 export const PUBLISHER_ROLE = 'remote-publisher';
@@ -30,4 +34,19 @@ export function assertMayDeploy(
   if (!admin && user.clientId !== remote.owner) {
     throw new NotRemoteOwnerError(remote.name, remote.owner, user.clientId, act);
   }
+}
+
+/**
+ * Who a canary may be aimed at: an administrator may name any role; a deployer only roles the remote already
+ * requires (everyone who may see it holds them), so a feature team's pipeline cannot target administrators or
+ * any other group its remote is not for. A share of people (`percent`) is anyone's to set.
+ */
+export function assertMayTarget(
+  admin: boolean,
+  remote: { readonly name: string; readonly requiredRoles: readonly string[] },
+  roles: readonly string[],
+): void {
+  if (admin) return;
+  const beyond = roles.filter((role) => !remote.requiredRoles.includes(role));
+  if (beyond.length > 0) throw new CanaryAudienceRefusedError(remote.name, beyond, remote.requiredRoles);
 }

@@ -50,10 +50,11 @@ export class RolloutController {
   @Post()
   @ApiOperation({
     summary:
-      'Start a canary: serve a published version to a share of people and/or role holders (administrators, or the owning deployer)',
+      'Start a canary: serve a published version to a share of people and/or role holders (administrators, or the owning deployer; a deployer may name only roles the remote requires)',
   })
   @ApiAuthenticated(
     ...STEP_ERRORS,
+    'canary_audience_refused',
     'version_not_found',
     'version_unverifiable',
     'no_stable_version',
@@ -69,8 +70,11 @@ export class RolloutController {
   }
 
   @Patch()
-  @ApiOperation({ summary: "Widen or narrow the running canary's share or roles" })
-  @ApiAuthenticated(...STEP_ERRORS, 'no_rollout')
+  @ApiOperation({
+    summary:
+      "Widen or narrow the running canary's share or roles (a deployer may name only roles the remote requires)",
+  })
+  @ApiAuthenticated(...STEP_ERRORS, 'canary_audience_refused', 'no_rollout')
   @ApiDocument(200, rolloutDocSchema, 'the canary with its new audience')
   change(
     @CurrentUser() user: AuthenticatedUser,

@@ -13,7 +13,7 @@ import {
 } from '../common/errors/domain-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { countRolloutStep } from '../metrics/metrics.js';
-import { assertMayDeploy, requireDeployRole } from './registry.roles.js';
+import { assertMayDeploy, assertMayTarget, requireDeployRole } from './registry.roles.js';
 import { RemoteRollout } from './rollout.entity.js';
 import type { AbortRollout, ChangeRollout, RolloutDoc, StartRollout } from './rollout.schemas.js';
 import { RemoteVersion } from './remote-version.entity.js';
@@ -43,6 +43,7 @@ export class RolloutService {
     const { admin } = requireDeployRole(user);
     return this.activeRemotes.change(this.em, async (em) => {
       const remote = await this.ownedRemote(em, user, admin, name);
+      assertMayTarget(admin, remote, input.roles ?? []);
       const target = await em.findOne(RemoteVersion, { remote: name, version: input.version });
       if (!target) throw new VersionNotFoundError(name, input.version);
       if (!target.integrity || !target.manifestIntegrity) {
@@ -99,7 +100,8 @@ export class RolloutService {
   async change(user: AuthenticatedUser, name: string, input: ChangeRollout): Promise<RolloutDoc> {
     const { admin } = requireDeployRole(user);
     return this.activeRemotes.change(this.em, async (em) => {
-      await this.ownedRemote(em, user, admin, name);
+      const remote = await this.ownedRemote(em, user, admin, name);
+      if (input.roles) assertMayTarget(admin, remote, input.roles);
       const rollout = await runningRollout(em, name);
       const before = { percent: rollout.percent, roles: [...rollout.roles] };
       const after = { ...before, ...input };

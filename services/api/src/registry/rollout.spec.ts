@@ -118,8 +118,22 @@ describe('canaries of a remote', () => {
     expect(await versionFor(user)).toBe('1.0.0');
   });
 
+  it('refuses the deployer that aims a canary at administrators: only an administrator names roles the remote does not require', async () => {
+    const atAdmins = await rollout('POST', '', deployer, { version: '1.1.0', roles: ['atrium-admin'] });
+    expect([atAdmins.statusCode, codeOf(atAdmins)]).toEqual([403, 'canary_audience_refused']);
+    expect(atAdmins.json()).toMatchObject({
+      detail:
+        'Only an administrator can aim a canary of "timeoff" at the role atrium-admin, which the remote does ' +
+        'not require. Aim it at a share of people instead, or ask an administrator.',
+      roles: ['atrium-admin'],
+      requiredRoles: [],
+    });
+    expect(await versionFor(admin)).toBe('1.0.0');
+    expect((await rollout('GET', '', deployer)).json()).toEqual({ rollout: null });
+  });
+
   it('serves a 50 % canary to the people whose bucket is below 50, the same on every call', async () => {
-    const started = await rollout('POST', '', deployer, {
+    const started = await rollout('POST', '', admin, {
       version: '1.1.0',
       percent: 50,
       roles: ['beta-testers'],
@@ -131,7 +145,7 @@ describe('canaries of a remote', () => {
       percent: 50,
       roles: ['beta-testers'],
       state: 'running',
-      startedBy: 'service-account-atrium-deployer',
+      startedBy: 'ada',
     });
     const expected = people.map(({ sub }) => (cohortBucket('timeoff', sub) < 50 ? '1.1.0' : '1.0.0'));
     for (let round = 0; round < 3; round += 1) {
@@ -152,6 +166,9 @@ describe('canaries of a remote', () => {
   });
 
   it('gives the canary to holders of its roles whatever their bucket', async () => {
+    const widened = await rollout('PATCH', '', deployer, { roles: ['beta-testers', 'atrium-admin'] });
+    expect([widened.statusCode, codeOf(widened)]).toEqual([403, 'canary_audience_refused']);
+    expect(widened.json()).toMatchObject({ roles: ['beta-testers', 'atrium-admin'] });
     const narrowed = await rollout('PATCH', '', deployer, { percent: 0 });
     expect(narrowed.statusCode).toBe(200);
     expect(await versionFor(beta)).toBe('1.1.0');
