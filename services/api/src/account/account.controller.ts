@@ -21,7 +21,7 @@ import { z } from 'zod';
 
 /**
  * The caller's own account at Keycloak. No route takes a user id: the account is the verified token's
- * `sub`, and only a person's token from ACCOUNT_CLIENTS (the shell) is accepted.
+ * `sub`, and only a person's token from SHELL_CLIENTS (the shell) is accepted.
  */
 @ApiTags('account')
 @Controller('account')

@@ -4,7 +4,8 @@ import { EntityManager } from '@mikro-orm/core';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { AuditEvent } from '../audit/audit-event.entity.js';
 import { AuditService } from '../audit/audit.service.js';
-import { PersonalSessionRequiredError, ValidationFailedError } from '../common/errors/domain-errors.js';
+import { requirePersonalSession } from '../auth/personal-session.js';
+import { ValidationFailedError } from '../common/errors/domain-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { UserProfile } from '../me/user-profile.entity.js';
 import {
@@ -153,8 +154,6 @@ export class AccountService {
   }
 
   private requirePerson(user: AuthenticatedUser): void {
-    if (user.clientId === null || !this.config.accountClients.includes(user.clientId)) {
-      throw new PersonalSessionRequiredError(user.clientId);
-    }
+    requirePersonalSession(user, this.config, 'manage their account');
   }
 }

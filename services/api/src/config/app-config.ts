@@ -72,16 +72,27 @@ export interface AppConfig {
   readonly telemetry: { readonly retentionDays: number; readonly reportsPerMinute: number };
   /**
    * When a canary is rolled back automatically (telemetry/rollback-policy.ts): each side has at least
-   * `minSamples` loads, the canary's failure rate exceeds stable's by more than `minDifference`, and the
-   * one-sided two-proportion z statistic exceeds `z`.
+   * `minSamples` loads from at least `minReporters` people, the canary's failure rate exceeds stable's by more
+   * than `minDifference`, and the one-sided two-proportion z statistic exceeds `z`. Each person counts for at
+   * most `maxLoadsPerPerson` loads of a side per `personWindowMinutes`.
    */
-  readonly rollback: { readonly minSamples: number; readonly minDifference: number; readonly z: number };
+  readonly rollback: {
+    readonly minSamples: number;
+    readonly minReporters: number;
+    readonly minDifference: number;
+    readonly z: number;
+    readonly maxLoadsPerPerson: number;
+    readonly personWindowMinutes: number;
+  };
   readonly database: DatabaseTarget;
   readonly corsOrigins: readonly string[];
   /** Origins a published remote's manifest URL may live on. */
   readonly allowedRemoteOrigins: readonly string[];
-  /** Clients (`azp`) whose people may manage their own account (`ACCOUNT_CLIENTS`, default the shell). */
-  readonly accountClients: readonly string[];
+  /**
+   * The clients (`azp`) people sign in through (`SHELL_CLIENTS`, default the shell): only their tokens may
+   * manage an account or report field telemetry, never a machine client's.
+   */
+  readonly shellClients: readonly string[];
   readonly keycloakAdmin: KeycloakAdminConfig;
   /**
    * Origins (`scheme://host:port` or `scheme://host:*`) whose dev servers a person with the role

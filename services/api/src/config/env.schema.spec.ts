@@ -31,11 +31,18 @@ describe('loadConfig', () => {
       auditRetentionDays: 365,
       metrics: { port: 9464, host: '127.0.0.1' },
       telemetry: { retentionDays: 30, reportsPerMinute: 12 },
-      rollback: { minSamples: 50, minDifference: 0.02, z: 2.33 },
+      rollback: {
+        minSamples: 50,
+        minReporters: 10,
+        minDifference: 0.02,
+        z: 2.33,
+        maxLoadsPerPerson: 1,
+        personWindowMinutes: 60,
+      },
       database: { driver: 'sqlite', path: '/srv/atrium/.data/atrium.db' },
       corsOrigins: ['http://localhost:4000'],
       allowedRemoteOrigins: ['http://localhost:4100'],
-      accountClients: ['atrium-shell'],
+      shellClients: ['atrium-shell'],
       keycloakAdmin: {
         clientId: 'atrium-account-admin',
         clientSecret: 'atrium-account-admin-dev-secret',
@@ -159,8 +166,12 @@ describe('loadConfig', () => {
         TELEMETRY_RETENTION_DAYS: '7',
         TELEMETRY_REPORTS_PER_MINUTE: '30',
         ROLLBACK_MIN_SAMPLES: '200',
+        ROLLBACK_MIN_REPORTERS: '25',
+        ROLLBACK_MAX_LOADS_PER_PERSON: '4',
+        ROLLBACK_PERSON_WINDOW_MINUTES: '30',
         ROLLBACK_MIN_DIFFERENCE: '0.05',
         ROLLBACK_Z: '3',
+        SHELL_CLIENTS: 'atrium-shell, atrium-shell-next',
       },
       '/srv/atrium',
     );
@@ -180,7 +191,15 @@ describe('loadConfig', () => {
       apiPublicUrl: 'https://atrium.example.test',
       dpopProofMaxAgeSeconds: 30,
       telemetry: { retentionDays: 7, reportsPerMinute: 30 },
-      rollback: { minSamples: 200, minDifference: 0.05, z: 3 },
+      rollback: {
+        minSamples: 200,
+        minReporters: 25,
+        minDifference: 0.05,
+        z: 3,
+        maxLoadsPerPerson: 4,
+        personWindowMinutes: 30,
+      },
+      shellClients: ['atrium-shell', 'atrium-shell-next'],
     });
   });
 

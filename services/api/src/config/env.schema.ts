@@ -113,6 +113,20 @@ const HINTS: Record<string, { expected: string; example: string }> = {
       'an integer between 10 and 1000000 (loads the canary and the stable version each need before a rollback)',
     example: 'ROLLBACK_MIN_SAMPLES=50',
   },
+  ROLLBACK_MIN_REPORTERS: {
+    expected:
+      'an integer between 1 and 100000 (distinct people who must have reported each side before a rollback)',
+    example: 'ROLLBACK_MIN_REPORTERS=10',
+  },
+  ROLLBACK_MAX_LOADS_PER_PERSON: {
+    expected:
+      "an integer between 1 and 1000 (one person's loads of a side that count per ROLLBACK_PERSON_WINDOW_MINUTES)",
+    example: 'ROLLBACK_MAX_LOADS_PER_PERSON=1',
+  },
+  ROLLBACK_PERSON_WINDOW_MINUTES: {
+    expected: "an integer between 1 and 1440 (the window one person's loads are capped in)",
+    example: 'ROLLBACK_PERSON_WINDOW_MINUTES=60',
+  },
   ROLLBACK_MIN_DIFFERENCE: {
     expected: "a number between 0 and 1 (how much higher the canary's failure rate must be than stable's)",
     example: 'ROLLBACK_MIN_DIFFERENCE=0.02',
@@ -134,9 +148,10 @@ const HINTS: Record<string, { expected: string; example: string }> = {
     expected: 'a comma-separated list of http(s) origins where remote manifests may live',
     example: 'ALLOWED_REMOTE_ORIGINS=http://localhost:4100',
   },
-  ACCOUNT_CLIENTS: {
-    expected: 'a comma-separated list of client ids whose people may manage their own account (/api/account)',
-    example: 'ACCOUNT_CLIENTS=atrium-shell',
+  SHELL_CLIENTS: {
+    expected:
+      'a comma-separated list of the client ids people sign in through (the shell): only their tokens may manage an account (/api/account) or report field telemetry',
+    example: 'SHELL_CLIENTS=atrium-shell',
   },
   KEYCLOAK_ADMIN_CLIENT_ID: {
     expected:
@@ -370,12 +385,15 @@ export const envSchema = z.object({
   TELEMETRY_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   TELEMETRY_REPORTS_PER_MINUTE: z.coerce.number().int().min(1).max(600).default(12),
   ROLLBACK_MIN_SAMPLES: z.coerce.number().int().min(10).max(1_000_000).default(50),
+  ROLLBACK_MIN_REPORTERS: z.coerce.number().int().min(1).max(100_000).default(10),
+  ROLLBACK_MAX_LOADS_PER_PERSON: z.coerce.number().int().min(1).max(1_000).default(1),
+  ROLLBACK_PERSON_WINDOW_MINUTES: z.coerce.number().int().min(1).max(1_440).default(60),
   ROLLBACK_MIN_DIFFERENCE: z.coerce.number().min(0).max(1).default(0.02),
   ROLLBACK_Z: z.coerce.number().min(1).max(10).default(2.33),
   DATABASE_URL: databaseUrl.prefault('sqlite:.data/atrium.db'),
   CORS_ORIGINS: originList.default(['http://localhost:4000']),
   ALLOWED_REMOTE_ORIGINS: originList.default(['http://localhost:4100']),
-  ACCOUNT_CLIENTS: clientList.default(['atrium-shell']),
+  SHELL_CLIENTS: clientList.default(['atrium-shell']),
   KEYCLOAK_ADMIN_CLIENT_ID: z.string().min(1).default('atrium-account-admin'),
   // The realm's development default; docker compose and Kubernetes require a real one (docs/deploy.md).
   KEYCLOAK_ADMIN_CLIENT_SECRET: z.string().min(1).default('atrium-account-admin-dev-secret'),
@@ -474,13 +492,16 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     },
     rollback: {
       minSamples: parsed.ROLLBACK_MIN_SAMPLES,
+      minReporters: parsed.ROLLBACK_MIN_REPORTERS,
       minDifference: parsed.ROLLBACK_MIN_DIFFERENCE,
       z: parsed.ROLLBACK_Z,
+      maxLoadsPerPerson: parsed.ROLLBACK_MAX_LOADS_PER_PERSON,
+      personWindowMinutes: parsed.ROLLBACK_PERSON_WINDOW_MINUTES,
     },
     database,
     corsOrigins: parsed.CORS_ORIGINS,
     allowedRemoteOrigins: parsed.ALLOWED_REMOTE_ORIGINS,
-    accountClients: parsed.ACCOUNT_CLIENTS,
+    shellClients: parsed.SHELL_CLIENTS,
     keycloakAdmin: {
       clientId: parsed.KEYCLOAK_ADMIN_CLIENT_ID,
       clientSecret: parsed.KEYCLOAK_ADMIN_CLIENT_SECRET,

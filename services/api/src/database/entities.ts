@@ -2,6 +2,7 @@ import { ErasedSubject } from '../account/erased-subject.entity.js';
 import { KeycloakEventCursor } from '../account/keycloak-event-cursor.entity.js';
 import { AuditEvent } from '../audit/audit-event.entity.js';
 import { UserProfile } from '../me/user-profile.entity.js';
+import { CanaryReporter } from '../telemetry/canary-reporter.entity.js';
 import { RemoteHealth } from '../telemetry/remote-health.entity.js';
 import { RemoteRollout } from '../registry/rollout.entity.js';
 import { RemoteVersion } from '../registry/remote-version.entity.js';
@@ -14,6 +15,7 @@ export const ENTITIES = [
   RemoteVersion,
   RemoteRollout,
   RemoteHealth,
+  CanaryReporter,
   AuditEvent,
   KeycloakEventCursor,
   ErasedSubject,

@@ -32,11 +32,18 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
   let replicas: TestApp[] = [];
   let keycloak: KeycloakPeople;
   let deployer: string;
+  let platform: string;
   const people: Array<{ sub: string; token: BoundToken }> = [];
   let betaTester: BoundToken;
 
   beforeAll(async () => {
-    const env = { OIDC_ISSUER_URL: issuer, DATABASE_URL: databaseUrl, ROLLBACK_MIN_SAMPLES: '10' };
+    const env = {
+      OIDC_ISSUER_URL: issuer,
+      DATABASE_URL: databaseUrl,
+      ROLLBACK_MIN_SAMPLES: '10',
+      ROLLBACK_MIN_REPORTERS: '3',
+      ROLLBACK_MAX_LOADS_PER_PERSON: '10',
+    };
     const first = await createTestApp(env);
     const second = await createTestApp(env, { migrate: false });
     replicas = [first, second];
@@ -53,7 +60,7 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
     betaTester = await signIn(issuer, betaName, passwordOf(betaName));
 
     deployer = await fetchDeployerToken(issuer);
-    const platform = await fetchPlatformToken(issuer);
+    platform = await fetchPlatformToken(issuer);
     const created = await first.request({
       method: 'POST',
       url: '/api/remotes',
@@ -95,11 +102,36 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
       .remotes.find((entry) => entry.name === remote)?.version;
   };
 
+  it("refuses the remote's own deployer that aims a canary at administrators, or at any role the remote does not require", async () => {
+    for (const roles of [['atrium-admin'], [betaRole], ['atrium-user', 'atrium-admin']]) {
+      const refused = await replicas[0]!.request({
+        method: 'POST',
+        url: `/api/remotes/${remote}/rollout`,
+        token: deployer,
+        body: { version: '1.1.0', percent: 1, roles },
+      });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(refused.json()).toMatchObject({
+        code: 'canary_audience_refused',
+        detail: expect.stringContaining('Only an administrator can aim a canary') as unknown,
+        // The remote requires no role, so every role named is beyond it.
+        roles,
+      });
+    }
+    // Nothing started: administrators are still served the stable version.
+    const ada = await signIn(issuer, 'ada', 'ada');
+    expect(await servedBy(replicas[0]!, ada)).toBe('1.0.0');
+    const state = await replicas[0]!.request({ url: `/api/remotes/${remote}/rollout`, token: deployer });
+    expect(state.json()).toEqual({ rollout: null });
+  });
+
   it('splits the people by the hash of their sub, the same on every call and on both instances', async () => {
+    // An administrator (here the platform pipeline, which holds the role) may aim it at a role as well.
     const started = await replicas[1]!.request({
       method: 'POST',
       url: `/api/remotes/${remote}/rollout`,
-      token: deployer,
+      token: platform,
       body: { version: '1.1.0', percent: 50, roles: [betaRole] },
     });
     expect(started.statusCode).toBe(201);
@@ -118,6 +150,30 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
       '1.1.0',
       '1.1.0',
     ]);
+  });
+
+  it("refuses the deployer that widens a running canary to administrators, and leaves the canary's audience as it was", async () => {
+    const widened = await replicas[0]!.request({
+      method: 'PATCH',
+      url: `/api/remotes/${remote}/rollout`,
+      token: deployer,
+      body: { roles: [betaRole, 'atrium-admin'] },
+    });
+    expect(widened.statusCode).toBe(403);
+    expect(widened.json()).toMatchObject({
+      code: 'canary_audience_refused',
+      roles: [betaRole, 'atrium-admin'],
+    });
+    const state = await replicas[0]!.request({ url: `/api/remotes/${remote}/rollout`, token: deployer });
+    expect(state.json()).toMatchObject({ rollout: { roles: [betaRole], percent: 50 } });
+    // Its share is still the deployer's to change.
+    const share = await replicas[0]!.request({
+      method: 'PATCH',
+      url: `/api/remotes/${remote}/rollout`,
+      token: deployer,
+      body: { percent: 50 },
+    });
+    expect(share.statusCode).toBe(200);
   });
 
   it('gives everybody the stable version on both instances once the canary is aborted on one', async () => {
@@ -164,19 +220,35 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
       const sent = await send(replicas[index % 2]!, token, report('1.0.0', 10, 0));
       expect(sent.json()).toEqual({ accepted: 1, ignored: 0 });
     }
-    // Each canary person loaded it 10 times and it threw on every render: 10 samples reach ROLLBACK_MIN_SAMPLES.
+    // Three canary people (ROLLBACK_MIN_REPORTERS) loaded it 10 times each and it threw on every render.
+    expect(inCanary.length).toBeGreaterThanOrEqual(3);
     const firstFailure = Date.now();
-    const sent = await send(replicas[1]!, inCanary[0]!.token, report('1.1.0', 10, 10));
-    expect(sent.json()).toEqual({ accepted: 1, ignored: 0 });
-    const decided = Date.now();
+    for (const [index, { token }] of inCanary.slice(0, 3).entries()) {
+      const sent = await send(replicas[index % 2]!, token, report('1.1.0', 10, 10));
+      expect(sent.json()).toEqual({ accepted: 1, ignored: 0 });
+    }
 
-    // The owning deployer reads its canary; the audit log is an administrator's.
-    const state = await replicas[0]!.request({ url: `/api/remotes/${remote}/rollout`, token: deployer });
-    expect(state.statusCode).toBe(200);
-    const { rollout } = state.json<{ rollout: { state: string; endedBy: string; reason: string } }>();
+    // The owning deployer reads its canary; the audit log is an administrator's. The replica that took the
+    // last report decides after its next write, within a second or so.
+    const readRollout = async () =>
+      (await replicas[0]!.request({ url: `/api/remotes/${remote}/rollout`, token: deployer })).json<{
+        rollout: { state: string; endedBy: string; reason: string };
+      }>().rollout;
+    let rollout = await readRollout();
+    while (rollout.state === 'running' && Date.now() - firstFailure < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      rollout = await readRollout();
+    }
+    const decided = Date.now();
     const ada = await signIn(issuer, 'ada', 'ada');
-    expect(rollout).toMatchObject({ state: 'aborted', endedBy: 'atrium-api (automatic rollback)' });
-    expect(rollout.reason).toMatch(/^canary 10\/10 failed \(100\.0 %\), stable 0\/\d+ \(0\.0 %\).* > 2\.33/);
+    const health = await replicas[1]!.request({ url: `/api/admin/remotes/${remote}/health`, token: ada });
+    expect(rollout, `the numbers the API judged: ${health.body}`).toMatchObject({
+      state: 'aborted',
+      endedBy: 'atrium-api (automatic rollback)',
+    });
+    expect(rollout.reason).toMatch(
+      /^canary 30\/30 failed \(100\.0 %\) from 3 people, stable 0\/\d+ \(0\.0 %\) from \d+ people.* > 2\.33/,
+    );
     for (const replica of replicas) {
       const served = await Promise.all(inCanary.map(({ token }) => servedBy(replica, token)));
       expect(new Set(served)).toEqual(new Set(['1.0.0']));
@@ -187,8 +259,12 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
       .items.find(
         (item) => item.action === 'remote.rollout.rolled_back' && item.target === `${remote}@1.1.0`,
       );
-    expect(event?.details).toMatchObject({ reason: rollout.reason, canary: { attempts: 10, failures: 10 } });
-    console.log(`first failing report to rollback: ${decided - firstFailure} ms (within that request)`);
+    expect(event?.details).toMatchObject({
+      reason: rollout.reason,
+      canary: { attempts: 30, failures: 30, reporters: 3 },
+      stable: { reporters: outside.length },
+    });
+    console.log(`first failing report to rollback: ${decided - firstFailure} ms`);
   });
 
   it('refuses a person without a deploy role who tries to start a canary', async () => {

@@ -29,9 +29,15 @@ export class TelemetryController {
   @Post('telemetry')
   @ApiOperation({
     summary:
-      'Field telemetry from the shell: loads, failures, render times and web vitals per remote version (any signed-in person; 16 KiB, TELEMETRY_REPORTS_PER_MINUTE per person)',
+      "Field telemetry from the shell: loads, failures, render times and web vitals per remote version (a person signed in through the shell, SHELL_CLIENTS; one report per version, one page's worth each; 16 KiB, TELEMETRY_REPORTS_PER_MINUTE per person)",
   })
-  @ApiAuthenticated('validation_failed', 'invalid_token', 'payload_too_large', 'rate_limited')
+  @ApiAuthenticated(
+    'validation_failed',
+    'invalid_token',
+    'personal_session_required',
+    'payload_too_large',
+    'rate_limited',
+  )
   @ApiDocument(202, telemetryReceiptSchema, 'added to the per-minute aggregates')
   record(
     @CurrentUser() user: AuthenticatedUser,

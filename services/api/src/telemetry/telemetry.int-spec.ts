@@ -159,12 +159,13 @@ describe('field telemetry under a flood of reports', () => {
         remote,
         version: '1.0.0',
         loadMs: [40 + p + n, 250 + n, 2_000 + 10 * p, 20_000 + n].slice(0, 1 + ((p + n) % 4)),
-        renderMs: [30 + n, 700 + p].slice(0, 1 + (n % 2)),
+        // A render (or its failure) only follows a load: at most as many as loadMs.
+        renderMs: [30 + n, 700 + p].slice(0, Math.min(1 + ((p + n) % 4), 1 + (n % 2))),
         failures: {
           download: n % 3 === 0 ? 1 : 0,
           integrity: 0,
           timeout: p % 2,
-          render: n % 5 === 0 ? 2 : 0,
+          render: n % 5 === 0 ? Math.min(2, 1 + ((p + n) % 4)) : 0,
         },
         vitals: [
           { name: 'LCP', rating: n % 2 ? 'good' : 'poor' },

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { AuthenticatedUser } from '../auth/access-token.js';
+import { requirePersonalSession } from '../auth/personal-session.js';
 import { isDatabaseUnavailable } from '../common/errors/database-availability.js';
 import { RateLimitedError } from '../common/errors/domain-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -10,10 +11,12 @@ import { RegistryService } from '../registry/registry.service.js';
 import { RemoteRollout } from '../registry/rollout.entity.js';
 import { RolloutService } from '../registry/rollout.service.js';
 import { RemoteVersion } from '../registry/remote-version.entity.js';
-import { judgeCanary, type Tally } from './rollback-policy.js';
+import { CanaryReporter, reporterId } from './canary-reporter.entity.js';
+import { judgeCanary, type Tally, type Verdict } from './rollback-policy.js';
 import { LATENCY_BUCKETS_MS, RemoteHealth } from './remote-health.entity.js';
 import { ReportRateLimiter } from './report-rate-limiter.js';
 import {
+  type CanaryHealthDoc,
   type RemoteHealthDoc,
   type TelemetryBatch,
   type TelemetryReceipt,
@@ -24,10 +27,12 @@ import {
 
 const MINUTE_MS = 60_000;
 
+/** A side's tally as the database returns it (PostgreSQL's sums and counts as strings). */
 interface TallyRow {
   version: string;
-  attempts: number | string;
-  failures: number | string;
+  attempts: number | string | null;
+  failures: number | string | null;
+  reporters: number | string;
 }
 const PRUNE_EVERY_MS = 60 * MINUTE_MS;
 /**
@@ -109,11 +114,43 @@ function addTo(target: Map<string, Pending>, entry: Pending): void {
   }
 }
 
+/** What one person reported about one side of a running canary in one window, not yet written. */
+interface PendingVoice {
+  readonly remote: string;
+  readonly version: string;
+  readonly windowStart: number;
+  readonly reporter: string;
+  attempts: number;
+  failures: number;
+}
+
+function addVoice(target: Map<string, PendingVoice>, voice: PendingVoice): void {
+  const key = `${pendingKey(voice.remote, voice.version, voice.windowStart)}\u0000${voice.reporter}`;
+  const existing = target.get(key);
+  if (!existing) {
+    target.set(key, { ...voice });
+    return;
+  }
+  existing.attempts += voice.attempts;
+  existing.failures += voice.failures;
+}
+
+/** Loads a report tried (succeeded or failed to load), and loads that failed (to load, or to render). */
+function attemptsOf(report: VersionReport): { attempts: number; failures: number } {
+  const { download, integrity, timeout, render } = report.failures;
+  const failedToLoad = download + integrity + timeout;
+  return { attempts: report.loadMs.length + failedToLoad, failures: failedToLoad + render };
+}
+
+/** A running canary, the numbers its verdict rests on, and the verdict. */
+type CanaryEvidence = CanaryHealthDoc & { readonly verdict: Verdict };
+
 /**
  * Field telemetry: the shell's reports are added to per-version, per-minute aggregates (no personal data:
- * see remote-health.entity.ts), in memory first and written every {@link TELEMETRY_WRITE_EVERY_MS}; every
- * batch that touches a running canary re-judges it against the stable version (rollback-policy.ts) on what is
- * written and what is not yet, rolling it back when it fails more beyond chance.
+ * see remote-health.entity.ts), in memory first and written every {@link TELEMETRY_WRITE_EVERY_MS}. Reports
+ * about a remote with a running canary also count, per person and window, towards the canary's verdict
+ * (canary-reporter.entity.ts): after each write, the canaries that got reports are judged against their stable
+ * version (rollback-policy.ts) on what every replica wrote, and rolled back when they fail more beyond chance.
  */
 @Injectable()
 export class TelemetryService implements OnModuleInit, OnModuleDestroy {
@@ -123,6 +160,10 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
   private writeTimer: NodeJS.Timeout | undefined;
   /** Added up since the last write. */
   private pending = new Map<string, Pending>();
+  /** Canary reports per person and window since the last write. */
+  private voices = new Map<string, PendingVoice>();
+  /** Remotes whose canary got reports since it was last judged. */
+  private readonly unjudged = new Set<string>();
   /** The write under way, if any: one at a time. */
   private writing: Promise<void> | undefined;
 
@@ -142,8 +183,8 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
     }, PRUNE_EVERY_MS);
     this.pruneTimer.unref();
     this.writeTimer = setInterval(() => {
-      if (this.pending.size === 0) return;
-      this.write().catch((error: unknown) =>
+      if (this.pending.size === 0 && this.voices.size === 0 && this.unjudged.size === 0) return;
+      this.writeAndJudge().catch((error: unknown) =>
         this.logger.warn(`writing telemetry failed, kept for the next write: ${String(error)}`),
       );
     }, TELEMETRY_WRITE_EVERY_MS);
@@ -160,10 +201,13 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Adds a person's batch to the aggregates. Only reports of the version that person is served now count: one
-   * cannot inflate another version's numbers (or a canary's successes), nor grow the table with made-up names.
+   * Adds a person's batch to the aggregates. Only a person's token counts (a machine client's is refused), and
+   * only reports of the version that person is served now: one cannot inflate another version's numbers (or a
+   * canary's successes), nor grow the table with made-up names. The schema has bounded each report to what one
+   * page can produce; a running canary's verdict caps each person's share per window on top.
    */
   async record(user: AuthenticatedUser, batch: TelemetryBatch, now = new Date()): Promise<TelemetryReceipt> {
+    requirePersonalSession(user, this.config, 'report field telemetry');
     const wait = this.limiter.take(user.sub);
     if (wait > 0)
       throw new RateLimitedError('Telemetry batches', this.config.telemetry.reportsPerMinute, wait);
@@ -173,6 +217,7 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
     );
     const accepted = batch.reports.filter((report) => served.get(report.remote)?.version === report.version);
     const minute = Math.floor(now.getTime() / MINUTE_MS);
+    const window = this.config.rollback.personWindowMinutes;
     for (const report of accepted) {
       addTo(this.pending, {
         remote: report.remote,
@@ -180,34 +225,62 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
         minute,
         counters: increments(report),
       });
+      const { attempts, failures } = attemptsOf(report);
+      if (!served.get(report.remote)?.canaryRunning || attempts === 0) continue;
+      addVoice(this.voices, {
+        remote: report.remote,
+        version: report.version,
+        windowStart: minute - (minute % window),
+        reporter: reporterId(report.remote, user.sub),
+        attempts,
+        failures,
+      });
+      this.unjudged.add(report.remote);
     }
     countTelemetry(accepted.length, batch.reports.length - accepted.length);
-    await this.judgeCanaries([
-      ...new Set(
-        accepted.filter((report) => served.get(report.remote)?.canaryRunning).map((report) => report.remote),
-      ),
-    ]);
     return { accepted: accepted.length, ignored: batch.reports.length - accepted.length };
   }
 
   /**
+   * Writes what was reported, then judges the canaries it was about (the write timer's work). Which canaries is
+   * taken before the write: a report that arrives while it runs is not in it, so its canary is judged after the
+   * next write, on numbers that include it.
+   */
+  async writeAndJudge(): Promise<void> {
+    const remotes = [...this.unjudged];
+    this.unjudged.clear();
+    try {
+      await this.write();
+      await this.judgeCanaries(remotes);
+    } catch (error) {
+      // Judged again after the next write.
+      for (const remote of remotes) this.unjudged.add(remote);
+      throw error;
+    }
+  }
+
+  /**
    * Writes what was added up since the last write: one statement per 100 rows, all in one transaction, each
-   * adding to its row (another replica may have written the same minute). While the database is away the rows
-   * are kept and go with the next write.
+   * adding to its row (another replica may have written the same minute, or the same person's window). While
+   * the database is away the rows are kept and go with the next write.
    */
   async write(): Promise<void> {
     // The write under way first (its failure is its own: its rows come back to be written now).
     while (this.writing) await this.writing.catch(() => undefined);
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0 && this.voices.size === 0) return;
     const rows = [...this.pending.values()];
+    const voices = [...this.voices.values()];
     this.pending = new Map();
+    this.voices = new Map();
     this.writing = this.em
       .fork()
       .transactional(async (em) => {
+        const execute = (sql: string, params: unknown[]) =>
+          (em as SqlEntityManager).execute(sql, params, 'run');
         for (let start = 0; start < rows.length; start += 100) {
           const chunk = rows.slice(start, start + 100);
-          await (em as SqlEntityManager).execute(
-            `insert into ${this.table()} (remote_name, version, minute, ${COUNTER_COLUMNS.join(', ')}) values ` +
+          await execute(
+            `insert into ${this.table('remote_health')} (remote_name, version, minute, ${COUNTER_COLUMNS.join(', ')}) values ` +
               chunk.map(() => `(?, ?, ?, ${COUNTER_COLUMNS.map(() => '?').join(', ')})`).join(', ') +
               ' on conflict (remote_name, version, minute) do update set ' +
               COUNTER_COLUMNS.map(
@@ -219,7 +292,25 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
               row.minute,
               ...COUNTER_COLUMNS.map((column) => row.counters[column] ?? 0),
             ]),
-            'run',
+          );
+        }
+        for (let start = 0; start < voices.length; start += 100) {
+          const chunk = voices.slice(start, start + 100);
+          await execute(
+            `insert into ${this.table('canary_reporter')} ` +
+              '(remote_name, version, window_start, reporter, attempts, failures) values ' +
+              chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ') +
+              ' on conflict (remote_name, version, window_start, reporter) do update set ' +
+              'attempts = canary_reporter.attempts + excluded.attempts, ' +
+              'failures = canary_reporter.failures + excluded.failures',
+            chunk.flatMap((voice) => [
+              voice.remote,
+              voice.version,
+              voice.windowStart,
+              voice.reporter,
+              voice.attempts,
+              voice.failures,
+            ]),
           );
         }
       })
@@ -228,9 +319,10 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
         // fail again every time: those rows are dropped, and said so.
         if (isDatabaseUnavailable(error)) {
           for (const row of rows) addTo(this.pending, row);
+          for (const voice of voices) addVoice(this.voices, voice);
         } else {
           this.logger.error(
-            `dropped ${rows.length} rows of telemetry that cannot be written: ${String(error)}`,
+            `dropped ${rows.length + voices.length} rows of telemetry that cannot be written: ${String(error)}`,
           );
         }
         throw error;
@@ -240,75 +332,92 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The aggregates' table for raw SQL, in the schema the ORM uses (MIKRO_ORM_SCHEMA on PostgreSQL, e.g. the
-   * compose stack's `atrium`); inside the statement it is still called remote_health.
+   * A telemetry table for raw SQL, in the schema the ORM uses (MIKRO_ORM_SCHEMA on PostgreSQL, e.g. the compose
+   * stack's `atrium`); inside the statement it is still called by its bare name.
    */
-  private table(): string {
+  private table(name: 'remote_health' | 'canary_reporter'): string {
     const schema = this.config.database.driver === 'postgresql' ? this.em.config.get('schema') : undefined;
-    return schema ? `"${schema.replaceAll('"', '""')}".remote_health` : 'remote_health';
+    return schema ? `"${schema.replaceAll('"', '""')}".${name}` : name;
   }
 
-  /** Re-judges the running canaries of `remotes` on everything reported since each started. */
-  private async judgeCanaries(remotes: string[]): Promise<void> {
-    if (remotes.length === 0) return;
-    const canaries = await this.em.find(RemoteRollout, { state: 'running', remote: { $in: remotes } });
-    for (const canary of canaries) {
-      const name = canary.remote.name;
-      const stable = await this.em.findOne(RemoteVersion, { remote: name, active: true });
-      if (!stable) continue;
-      const since = Math.floor(canary.startedAt.getTime() / MINUTE_MS);
-      const tallies = await this.tallies(name, [canary.version, stable.version], since);
-      const canaryTally = tallies.get(canary.version) ?? { attempts: 0, failures: 0 };
-      const stableTally = tallies.get(stable.version) ?? { attempts: 0, failures: 0 };
-      const verdict = judgeCanary(canaryTally, stableTally, this.config.rollback);
-      if (!verdict.rollBack) continue;
-      // The numbers behind the decision are written before it is taken.
-      await this.write();
-      const rolledBack = await this.rollouts.rollBack(name, canary.version, verdict.reason, {
-        stableVersion: stable.version,
-        canary: canaryTally,
-        stable: stableTally,
-        z: verdict.z,
-        policy: this.config.rollback,
-        since: new Date(since * MINUTE_MS).toISOString(),
-      });
-      if (rolledBack) this.logger.warn(`rolled back ${name}@${canary.version}: ${verdict.reason}`);
+  /**
+   * Judges the running canaries of `remotes` on what every replica has written, and rolls back those that fail
+   * more than stable beyond chance. It runs after each write, so however many reports arrive, a canary is judged
+   * at most once a write per replica.
+   */
+  private async judgeCanaries(remotes: readonly string[]): Promise<void> {
+    for (const name of remotes) await this.judgeCanary(name);
+  }
+
+  private async judgeCanary(name: string): Promise<void> {
+    const evidence = await this.canaryEvidence(this.em.fork(), name);
+    if (!evidence) {
+      // Ended meanwhile: who reported about it is no longer needed.
+      await this.em.fork().nativeDelete(CanaryReporter, { remote: name });
+      return;
     }
+    const { verdict } = evidence;
+    if (!verdict.rollBack) return;
+    const rolledBack = await this.rollouts.rollBack(name, evidence.version, verdict.reason, {
+      stableVersion: evidence.stableVersion,
+      canary: evidence.canary,
+      stable: evidence.stable,
+      z: verdict.z,
+      policy: this.config.rollback,
+      since: evidence.since,
+    });
+    if (!rolledBack) return;
+    this.logger.warn(`rolled back ${name}@${evidence.version}: ${verdict.reason}`);
+    await this.em.fork().nativeDelete(CanaryReporter, { remote: name });
   }
 
-  private async tallies(
-    remote: string,
-    versions: string[],
-    sinceMinute: number,
-  ): Promise<Map<string, Tally>> {
-    const rows: unknown = await this.em
+  /**
+   * The running canary of `remote` and the numbers its verdict rests on, or null when none runs: per side, the
+   * loads since the canary started with each person's share capped per window (at their own failure rate), and
+   * how many distinct people reported them.
+   */
+  private async canaryEvidence(em: EntityManager, remote: string): Promise<CanaryEvidence | null> {
+    const canary = await em.findOne(RemoteRollout, { state: 'running', remote });
+    const stable = canary && (await em.findOne(RemoteVersion, { remote, active: true }));
+    if (!canary || !stable) return null;
+    const { maxLoadsPerPerson: cap, personWindowMinutes: window } = this.config.rollback;
+    const startMinute = Math.floor(canary.startedAt.getTime() / MINUTE_MS);
+    const rows: unknown = await em
       .getConnection()
       .execute(
-        'select version, ' +
-          'sum(loads + failed_download + failed_integrity + failed_timeout) as attempts, ' +
-          'sum(failed_download + failed_integrity + failed_timeout + render_errors) as failures ' +
-          `from ${this.table()} where remote_name = ? and minute >= ? and version in (?, ?) group by version`,
-        [remote, sinceMinute, ...versions],
+        'select version, count(distinct reporter) as reporters, ' +
+          'sum(case when attempts > ? then ? else attempts end) as attempts, ' +
+          'sum(case when attempts > ? then failures * 1.0 * ? / attempts else failures end) as failures ' +
+          `from ${this.table('canary_reporter')} ` +
+          'where remote_name = ? and version in (?, ?) and window_start >= ? and attempts > 0 ' +
+          'group by version',
+        [cap, cap, cap, cap, remote, canary.version, stable.version, startMinute - (startMinute % window)],
         'all',
       );
-    // PostgreSQL's sum of int is a bigint, which the driver returns as a string.
     const tallies = new Map<string, Tally>(
       (rows as TallyRow[]).map((row) => [
         row.version,
-        { attempts: Number(row.attempts), failures: Number(row.failures) },
+        {
+          attempts: Number(row.attempts ?? 0),
+          failures: Number(row.failures ?? 0),
+          reporters: Number(row.reporters),
+        },
       ]),
     );
-    // And what this replica has not written yet.
-    for (const { remote: name, version, minute, counters: c } of this.pending.values()) {
-      if (name !== remote || minute < sinceMinute || !versions.includes(version)) continue;
-      const failed = (c['failed_download'] ?? 0) + (c['failed_integrity'] ?? 0) + (c['failed_timeout'] ?? 0);
-      const tally = tallies.get(version) ?? { attempts: 0, failures: 0 };
-      tallies.set(version, {
-        attempts: tally.attempts + (c['loads'] ?? 0) + failed,
-        failures: tally.failures + failed + (c['render_errors'] ?? 0),
-      });
-    }
-    return tallies;
+    const none: Tally = { attempts: 0, failures: 0, reporters: 0 };
+    const canaryTally = tallies.get(canary.version) ?? none;
+    const stableTally = tallies.get(stable.version) ?? none;
+    const verdict = judgeCanary(canaryTally, stableTally, this.config.rollback);
+    return {
+      version: canary.version,
+      stableVersion: stable.version,
+      since: new Date(startMinute * MINUTE_MS).toISOString(),
+      canary: canaryTally,
+      stable: stableTally,
+      needs: { loads: this.config.rollback.minSamples, people: this.config.rollback.minReporters },
+      reason: verdict.reason,
+      verdict,
+    };
   }
 
   /** A remote's field health per version per minute since `minutes` ago (for the admin console). */
@@ -350,17 +459,37 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
       });
       byVersion.set(row.version, points);
     }
+    const canary = await this.canaryEvidence(this.em, remote);
     return {
       remote,
       since: new Date(since * MINUTE_MS).toISOString(),
       versions: [...byVersion].map(([version, points]) => ({ version, points })),
+      canary: canary && {
+        version: canary.version,
+        stableVersion: canary.stableVersion,
+        since: canary.since,
+        canary: canary.canary,
+        stable: canary.stable,
+        needs: canary.needs,
+        reason: canary.reason,
+      },
     };
   }
 
-  /** Deletes aggregates older than TELEMETRY_RETENTION_DAYS; returns how many rows went. */
+  /**
+   * Deletes aggregates older than TELEMETRY_RETENTION_DAYS, and who reported about canaries that no longer run
+   * (or longer ago than that); returns how many aggregate rows went.
+   */
   async prune(now = new Date()): Promise<number> {
     await this.write();
     const cutoff = Math.floor(now.getTime() / MINUTE_MS) - this.config.telemetry.retentionDays * 24 * 60;
-    return this.em.fork().nativeDelete(RemoteHealth, { minute: { $lt: cutoff } });
+    const em = this.em.fork();
+    const running = (await em.find(RemoteRollout, { state: 'running' })).map(
+      (rollout) => rollout.remote.name,
+    );
+    await em.nativeDelete(CanaryReporter, {
+      $or: [{ windowStart: { $lt: cutoff } }, { remote: { $nin: running } }],
+    });
+    return em.nativeDelete(RemoteHealth, { minute: { $lt: cutoff } });
   }
 }

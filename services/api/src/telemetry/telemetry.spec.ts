@@ -39,6 +39,9 @@ describe('field telemetry and automatic rollback', () => {
         OIDC_ISSUER_URL: issuer.issuer,
         TELEMETRY_REPORTS_PER_MINUTE: '3',
         ROLLBACK_MIN_SAMPLES: '20',
+        ROLLBACK_MIN_REPORTERS: '5',
+        // Every load of this test counts (the cap per person has tests of its own).
+        ROLLBACK_MAX_LOADS_PER_PERSON: '10',
         LOG_LEVEL: 'warn',
       },
       { logDestination, nestLogs: true },
@@ -162,8 +165,15 @@ describe('field telemetry and automatic rollback', () => {
   });
 
   it('refuses a batch over 16 KiB with 413 and a person over the rate with 429, in problem+json', async () => {
-    const samples = Array.from({ length: 100 }, (_, index) => 1000.123456 + index);
-    const big = Array.from({ length: 20 }, () => report('1.0.0', { loadMs: samples, renderMs: samples }));
+    // Twenty versions, each within a page's bounds, together over the size limit.
+    const samples = Array.from({ length: 20 }, (_, index) => 1000.123456 + index);
+    const vitals = Array.from({ length: 100 }, () => ({
+      name: 'INP' as const,
+      rating: 'needs-improvement' as const,
+    }));
+    const big = Array.from({ length: 20 }, (_, index) =>
+      report(`1.0.${index}`, { loadMs: samples, renderMs: samples, vitals }),
+    );
     const tooLarge = await send(stablePeople[5]!, big);
     expect(tooLarge.statusCode).toBe(413);
     expect(tooLarge.headers['content-type']).toMatch(/application\/problem\+json/);
@@ -179,6 +189,53 @@ describe('field telemetry and automatic rollback', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     // Another person is not held back by the flooder.
     expect((await send(stablePeople[7]!, [report('1.0.0', { loadMs: [100] })])).statusCode).toBe(202);
+  });
+
+  it('refuses a batch that repeats a remote version, or a report no page could have produced, naming the field', async () => {
+    const person = stablePeople[13]!;
+    const before = await api.request({ url: '/api/admin/remotes/timeoff/health?minutes=60', token: admin });
+    const refusals: Array<[VersionReport[], string, RegExp]> = [
+      [
+        [report('1.0.0', { loadMs: [100] }), report('1.0.0', { loadMs: [100] })],
+        'reports.1',
+        /repeats timeoff@1\.0\.0: a batch holds one report per remote version/,
+      ],
+      [
+        [report('1.0.0', { failures: { download: 10, integrity: 10, timeout: 10, render: 0 } })],
+        'reports.0.failures',
+        /loads and failed loads together must be at most 20/,
+      ],
+      [
+        [report('1.0.0', { failures: { download: 0, integrity: 0, timeout: 0, render: 5 } })],
+        'reports.0.failures.render',
+        /must not exceed the loads that succeeded/,
+      ],
+      [
+        [report('1.0.0', { loadMs: [100], renderMs: [10, 20] })],
+        'reports.0.renderMs',
+        /more samples than loadMs/,
+      ],
+    ];
+    for (const [reports, field, message] of refusals) {
+      const refused = await send(person, reports);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.headers['content-type']).toMatch(/application\/problem\+json/);
+      const problem = refused.json<{ code: string; errors: Array<{ field: string; message: string }> }>();
+      expect(problem.code).toBe('validation_failed');
+      expect(problem.errors).toContainEqual({ field, message: expect.stringMatching(message) as unknown });
+    }
+    const after = await api.request({ url: '/api/admin/remotes/timeoff/health?minutes=60', token: admin });
+    expect(after.json<RemoteHealthDoc>().versions).toEqual(before.json<RemoteHealthDoc>().versions);
+  });
+
+  it("refuses a deployer's machine token with 403 personal_session_required: only the shell's people report", async () => {
+    const refused = await send(deployer, [report('1.0.0', { loadMs: [100] })]);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({
+      code: 'personal_session_required',
+      detail:
+        'Only a person signed in through the Atrium shell can report field telemetry; this token was issued to "atrium-deployer".',
+    });
   });
 
   it('rolls a canary back once it has enough failing loads, and its people get stable on their next load', async () => {
@@ -201,16 +258,21 @@ describe('field telemetry and automatic rollback', () => {
     expect((await rollout()).state).toBe('running');
     expect(await versionFor(canaryPeople[0]!)).toBe('1.1.0');
 
-    const crossing = await send(canaryPeople[6]!, [failing], { 'x-request-id': 'report-7' });
+    const crossing = await send(canaryPeople[6]!, [failing]);
     expect(crossing.statusCode).toBe(202);
+    // Judged after the next write, within a second or so.
+    let ended = await rollout();
+    while (ended.state === 'running' && performance.now() - firstFailure < 10 * TELEMETRY_WRITE_EVERY_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      ended = await rollout();
+    }
     console.log(
       `first failing report to rollback: ${(performance.now() - firstFailure).toFixed(0)} ms over 7 reports ` +
-        '(21 failed loads, ROLLBACK_MIN_SAMPLES=20)',
+        '(21 failed loads from 7 people, ROLLBACK_MIN_SAMPLES=20, ROLLBACK_MIN_REPORTERS=5)',
     );
-    const ended = await rollout();
     expect(ended).toMatchObject({ state: 'aborted', endedBy: 'atrium-api (automatic rollback)' });
     expect(ended.reason).toMatch(
-      /canary 21\/21 failed \(100.0 %\), stable 0\/\d+ \(0.0 %\).*z = [\d.]+ > 2.33/,
+      /canary 21\/21 failed \(100.0 %\) from 7 people, stable 0\/\d+ \(0.0 %\) from 10 people.*z = [\d.]+ > 2.33/,
     );
     for (const token of canaryPeople) expect(await versionFor(token)).toBe('1.0.0');
     expect(await steps('rolled_back')).toBe(rolledBackBefore + 1);
@@ -223,15 +285,15 @@ describe('field telemetry and automatic rollback', () => {
       target: 'timeoff@1.1.0',
       details: {
         stableVersion: '1.0.0',
-        canary: { attempts: 21, failures: 21 },
-        policy: { minSamples: 20, minDifference: 0.02, z: 2.33 },
+        canary: { attempts: 21, failures: 21, reporters: 7 },
+        stable: { failures: 0, reporters: 10 },
+        policy: { minSamples: 20, minReporters: 5, minDifference: 0.02, z: 2.33 },
       },
     });
     expect(event!.details['reason']).toBe(ended.reason);
-    // The API's own log line about it names the request that tipped it.
+    // The API's own log line says so.
     expect(logLines.find((line) => line['context'] === 'TelemetryService')).toMatchObject({
       level: 40,
-      requestId: 'report-7',
       msg: `rolled back timeoff@1.1.0: ${ended.reason}`,
     });
     // A report about the rolled-back canary, sent after its person got stable, is ignored.

@@ -169,12 +169,12 @@ export interface paths {
         /** A remote's latest canary, running or ended (administrators, or the owning deployer) */
         readonly get: operations["rolloutGet"];
         readonly put?: never;
-        /** Start a canary: serve a published version to a share of people and/or role holders (administrators, or the owning deployer) */
+        /** Start a canary: serve a published version to a share of people and/or role holders (administrators, or the owning deployer; a deployer may name only roles the remote requires) */
         readonly post: operations["rolloutStart"];
         readonly delete?: never;
         readonly options?: never;
         readonly head?: never;
-        /** Widen or narrow the running canary's share or roles */
+        /** Widen or narrow the running canary's share or roles (a deployer may name only roles the remote requires) */
         readonly patch: operations["rolloutChange"];
         readonly trace?: never;
     };
@@ -221,7 +221,7 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Field telemetry from the shell: loads, failures, render times and web vitals per remote version (any signed-in person; 16 KiB, TELEMETRY_REPORTS_PER_MINUTE per person) */
+        /** Field telemetry from the shell: loads, failures, render times and web vitals per remote version (a person signed in through the shell, SHELL_CLIENTS; one report per version, one page's worth each; 16 KiB, TELEMETRY_REPORTS_PER_MINUTE per person) */
         readonly post: operations["telemetryRecord"];
         readonly delete?: never;
         readonly options?: never;
@@ -678,6 +678,35 @@ export interface components {
                     readonly vitals: number;
                 }[];
             }[];
+            /** @description the running canary and the numbers the automatic rollback judges it on; null when none runs */
+            readonly canary: components["schemas"]["CanaryHealth"] | null;
+        };
+        readonly CanaryHealth: {
+            /** @description the canary version */
+            readonly version: string;
+            readonly stableVersion: string;
+            /**
+             * Format: date-time
+             * @description the start of the first window counted (the canary started in it)
+             */
+            readonly since: string;
+            readonly canary: components["schemas"]["CanarySideTally"];
+            readonly stable: components["schemas"]["CanarySideTally"];
+            /** @description what each side needs before a rollback (ROLLBACK_MIN_SAMPLES, ROLLBACK_MIN_REPORTERS) */
+            readonly needs: {
+                readonly loads: number;
+                readonly people: number;
+            };
+            /** @description the automatic rollback's verdict on these numbers, in one sentence */
+            readonly reason: string;
+        };
+        readonly CanarySideTally: {
+            /** @description loads tried since the canary started, each person's share capped per window */
+            readonly attempts: number;
+            /** @description of those, loads that failed to load or to render (a capped share may be fractional) */
+            readonly failures: number;
+            /** @description distinct people who reported this side */
+            readonly reporters: number;
         };
         readonly AuditPage: {
             readonly items: readonly components["schemas"]["AuditEvent"][];
@@ -795,7 +824,7 @@ export interface components {
              * @description stable machine-readable code (docs/errors.md)
              * @enum {string}
              */
-            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "dev_override_refused" | "personal_session_required" | "validation_failed" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "rollout_in_progress" | "no_rollout" | "no_stable_version" | "payload_too_large" | "rate_limited" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "identity_admin_unavailable" | "internal_error";
+            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "dev_override_refused" | "personal_session_required" | "canary_audience_refused" | "validation_failed" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "rollout_in_progress" | "no_rollout" | "no_stable_version" | "payload_too_large" | "rate_limited" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "identity_admin_unavailable" | "internal_error";
             readonly errors?: readonly components["schemas"]["ProblemFieldError"][];
         };
         /** @description one invalid input (validation_failed) */
@@ -1844,7 +1873,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code insufficient_scope | not_remote_owner */
+            /** @description problem+json, code insufficient_scope | not_remote_owner | canary_audience_refused */
             readonly 403: {
                 headers: {
                     /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
@@ -1960,7 +1989,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code insufficient_scope | not_remote_owner */
+            /** @description problem+json, code insufficient_scope | not_remote_owner | canary_audience_refused */
             readonly 403: {
                 headers: {
                     /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
@@ -2277,6 +2306,15 @@ export interface operations {
                 headers: {
                     /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
                     readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code personal_session_required */
+            readonly 403: {
+                headers: {
                     readonly [name: string]: unknown;
                 };
                 content: {

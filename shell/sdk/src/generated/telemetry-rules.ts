@@ -12,5 +12,13 @@ export const TELEMETRY_BODY_LIMIT_BYTES = 16 * 1024;
 /** At most this many remote versions in one batch. */
 export const TELEMETRY_MAX_REPORTS = 20;
 
-/** At most this many samples of each kind per version: times, web vitals, and each failure count. */
+/** At most this many web-vitals samples per version. */
 export const TELEMETRY_MAX_SAMPLES = 100;
+
+/**
+ * At most this many load attempts of one remote version in one report (loads that succeeded plus loads that
+ * failed to download, to verify or in time): what one page can produce between two batches, a minute apart,
+ * with a person pressing Retry. The shell stops counting beyond it; the API refuses a report that claims more.
+ * A render failure or a render time belongs to a load that succeeded, so neither outnumbers the loads.
+ */
+export const TELEMETRY_MAX_ATTEMPTS = 20;

@@ -308,17 +308,38 @@ export class ValidationFailedError extends DomainError {
 }
 
 /**
- * The account endpoints act on the caller's own Keycloak user: only a person signed in through one of
- * `ACCOUNT_CLIENTS` (the shell) may use them, never a machine client whose `sub` is its service account.
+ * Acts only a person does (their own account, field telemetry of what their browser loaded): only a token of
+ * `SHELL_CLIENTS` (the shell people sign in through) is accepted, never a machine client's, whose `sub` is its
+ * service account and whose reports no person's browser made.
  */
 export class PersonalSessionRequiredError extends DomainError {
   readonly code = 'personal_session_required';
-  constructor(clientId: string | null) {
+  constructor(clientId: string | null, act: string) {
     super(
-      `Only a person signed in through the Atrium shell can manage their account; this token was issued to ${
+      `Only a person signed in through the Atrium shell can ${act}; this token was issued to ${
         clientId ? `"${clientId}"` : 'no named client'
       }.`,
     );
+  }
+}
+
+/**
+ * A deployer aimed a canary at realm roles the remote does not already require. The roles a canary names get
+ * its code whatever share it runs at, so a feature team could otherwise put code of theirs in front of people
+ * the remote is not for (administrators, whose session can change the registry); an administrator may.
+ */
+export class CanaryAudienceRefusedError extends DomainError {
+  readonly code = 'canary_audience_refused';
+  override readonly extensions: Readonly<Record<string, unknown>>;
+  constructor(remote: string, roles: readonly string[], required: readonly string[]) {
+    const named = roles.length === 1 ? `the role ${roles[0]}` : `the roles ${roles.join(', ')}`;
+    super(
+      `Only an administrator can aim a canary of "${remote}" at ${named}, which the remote does not require. ` +
+        (required.length
+          ? `Aim it at a share of people, or at roles the remote requires (${required.join(', ')}).`
+          : 'Aim it at a share of people instead, or ask an administrator.'),
+    );
+    this.extensions = { roles: [...roles], requiredRoles: [...required] };
   }
 }
 

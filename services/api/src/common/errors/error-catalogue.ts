@@ -50,7 +50,13 @@ export const ERROR_CATALOGUE = {
     status: 403,
     title: 'A personal session is required',
     example:
-      'This acts on your own account, so it needs a token from a person\'s own sign-in, not one issued to "atrium-deployer".',
+      'Only a person signed in through the Atrium shell can report field telemetry; this token was issued to "atrium-deployer".',
+  },
+  canary_audience_refused: {
+    status: 403,
+    title: 'Canary audience needs an administrator',
+    example:
+      'Only an administrator can aim a canary of "profile" at the role atrium-admin, which the remote does not require.',
   },
   validation_failed: {
     status: 400,
