@@ -3,10 +3,16 @@ import type { ApiAuthorization, ApiClient } from '@atrium/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiAuthority } from '../auth/api-authorization';
 import { createBeacon, startFieldTelemetry } from './field-telemetry';
+import { markRemote, remoteOutcomes } from './field-telemetry-entry';
+import { testRemote } from './testing/test-remote';
+
+const profile = testRemote('profile', { version: '1.4.0' });
 
 let stop: (() => void) | undefined;
 afterEach(() => {
   stop?.();
+  // What a test's slot recorded after its telemetry stopped is not the next test's.
+  remoteOutcomes.listen(() => undefined)();
   performance.clearMarks();
   vi.unstubAllGlobals();
   Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true });
@@ -25,13 +31,13 @@ const hide = () => {
 };
 
 describe('startFieldTelemetry', () => {
-  it("reads the slot's marks, earlier ones included, and sends them with keepalive when the page is hidden", async () => {
-    // Left before the chunk was loaded: the observer is buffered, so these count too.
-    performance.mark('atrium:remote-load:profile', { detail: ['1.4.0', undefined] });
-    performance.mark('atrium:remote-loaded:profile', { detail: ['1.4.0', undefined] });
+  it('reads what the slot recorded, earlier outcomes included, and sends it with keepalive when the page is hidden', async () => {
+    // Recorded before the chunk was loaded: kept for it, so these count too.
+    markRemote(profile, 'load');
+    markRemote(profile, 'loaded');
     const post = vi.fn((_path: string, _body?: unknown, _options?: unknown) => Promise.resolve(undefined));
     stop = startFieldTelemetry({ post } as unknown as ApiClient);
-    performance.mark('atrium:remote-failed:profile', { detail: ['1.4.0', 'render'] });
+    markRemote(profile, 'failed', 'render');
     await vi.waitFor(() => {
       Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
       document.dispatchEvent(new Event('visibilitychange'));
@@ -67,9 +73,10 @@ describe('startFieldTelemetry', () => {
     await vi.waitFor(() => expect(authorize.mock.results[0]?.value).toBeInstanceOf(Promise));
     await authorize.mock.results[0]!.value;
     await Promise.resolve();
-    performance.mark('atrium:remote-failed:profile', { detail: ['1.4.0', 'render'] });
+    markRemote(profile, 'load');
+    markRemote(profile, 'loaded');
+    markRemote(profile, 'failed', 'render');
     await vi.waitFor(() => {
-      // Marks reach the observer in a task of their own.
       hide();
       // No await between the event and the request: an unloading page runs nothing later.
       expect(fetch).toHaveBeenCalledTimes(1);
@@ -93,12 +100,30 @@ describe('startFieldTelemetry', () => {
       baseUrl: 'http://api.test',
       authorize: () => new Promise(() => undefined),
     });
-    performance.mark('atrium:remote-failed:profile', { detail: ['1.4.0', 'download'] });
+    markRemote(profile, 'failed', 'download');
     await vi.waitFor(() => {
       window.dispatchEvent(new Event('pagehide'));
       expect(post).toHaveBeenCalledTimes(1);
     });
     expect(post.mock.calls[0]![2]).toEqual({ keepalive: true });
+  });
+
+  it("never reports the marks a remote's code writes for another remote, before or after it starts", async () => {
+    // A remote on the page writes the slot's mark names for a remote it wants rolled back, in every
+    // visitor's browser: before telemetry starts and while it runs.
+    const forge = () => performance.mark('atrium:remote-failed:admin', { detail: ['2.0.0', 'download'] });
+    for (let mark = 0; mark < 20; mark += 1) forge();
+    const post = vi.fn((_path: string, _body?: unknown, _options?: unknown) => Promise.resolve(undefined));
+    stop = startFieldTelemetry({ post } as unknown as ApiClient);
+    for (let mark = 0; mark < 20; mark += 1) forge();
+    // The slot's own outcome of the remote the person really loaded still goes.
+    markRemote(profile, 'failed', 'timeout');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    hide();
+    await vi.waitFor(() => expect(post).toHaveBeenCalledTimes(1));
+    expect(post.mock.calls[0]![1]).toEqual({
+      reports: [expect.objectContaining({ remote: 'profile', version: '1.4.0' })],
+    });
   });
 
   it('starts once per page, and not at all outside the shell', () => {

@@ -1,17 +1,18 @@
 import { ApiProblemError, type ApiAuthorization, type ApiClient, type ApiSchemas } from '@atrium/sdk';
 import {
   TELEMETRY_BODY_LIMIT_BYTES,
+  TELEMETRY_MAX_ATTEMPTS,
   TELEMETRY_MAX_REPORTS,
-  TELEMETRY_MAX_SAMPLES,
 } from '@atrium/sdk/telemetry-rules';
 import { onCLS, onINP, onLCP, type Metric } from 'web-vitals';
 import { type ApiAuthority, authorityOf } from '../auth/api-authorization';
+import { remoteOutcomes, type RemoteOutcome } from './field-telemetry-entry';
 
 /*
  * Field telemetry, loaded as its own chunk only after a remote has loaded or failed (the shell's first paint
- * never waits for it, and its initial JavaScript does not carry it or web-vitals). The remote slot leaves
- * performance marks (field-telemetry-entry.ts); this reads them, earlier ones included, adds web vitals, and sends
- * small batches to `POST /api/telemetry` through the shell's API client.
+ * never waits for it, and its initial JavaScript does not carry it or web-vitals). The remote slot tells it
+ * what happened to each remote (field-telemetry-entry.ts, earlier outcomes included); this counts them per
+ * version, adds web vitals, and sends small batches to `POST /api/telemetry` through the shell's API client.
  *
  * Why fetch with keepalive, not sendBeacon: the API accepts the shell's tokens only DPoP-bound, with a proof
  * per request in headers. sendBeacon cannot set headers, and a token put in its body would be a bearer token
@@ -27,15 +28,10 @@ import { type ApiAuthority, authorityOf } from '../auth/api-authorization';
  * handler starts the request at once.
  *
  * What is sent: per remote version, load and first-render times, failure counts by kind and web-vitals
- * ratings: no URL, no user data (the API knows who sends, and keeps only per-minute sums).
+ * ratings: no URL, no user data (the API knows who sends, and keeps only per-minute sums). Each report keeps to
+ * what the API accepts of one page (telemetry-rules.ts): at most TELEMETRY_MAX_ATTEMPTS loads tried, and a
+ * render, or a failure to render, only of a load in the same report.
  */
-
-/** A remote slot's mark, as the slot writes it: `atrium:remote-<event>:<remote>`, detail [version, why]. */
-export interface RemoteMark {
-  readonly name: string;
-  readonly startTime: number;
-  readonly detail: unknown;
-}
 
 /** A wire type made writable, so the tallies can be counted in place before they are sent. */
 type Tally<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? Tally<U>[] : Tally<T[K]> };
@@ -45,32 +41,35 @@ export type VersionReport = Tally<ApiSchemas['schemas']['VersionReport']>;
 
 /** Web vitals kept per version and batch: the shell's own cap, below the API's (a page reports each about once). */
 const MAX_VITALS = 20;
+/** Reports refused for rate (429) kept to send again: beyond it the oldest go. */
+const MAX_BACKLOG = 3 * TELEMETRY_MAX_REPORTS;
 
 /** Bytes of a batch as sent (the API counts the body's bytes). */
 const bytes = (text: string) => new TextEncoder().encode(text).length;
 
-/**
- * How the slot's failure reasons count: `refused` (the release is not what the registry recorded) is an
- * integrity failure, `invalid` (no Feature to render) a render failure.
- */
-const FAILURE_KIND: Record<string, keyof VersionReport['failures']> = {
+/** Loads a report has tried: the ones that succeeded and the ones that failed to load. */
+const attempts = ({ loadMs, failures }: VersionReport) =>
+  loadMs.length + failures.download + failures.integrity + failures.timeout;
+
+/** How the slot's reasons for a failed load count: `refused` (not what the registry recorded) is integrity. */
+const LOAD_FAILURE: Record<string, 'download' | 'timeout' | 'integrity'> = {
   download: 'download',
   timeout: 'timeout',
   refused: 'integrity',
-  invalid: 'render',
-  render: 'render',
 };
-
-const MARK = /^atrium:remote-(load|loaded|rendered|failed):(.+)$/;
 
 /** The tallies since the last batch, and the batching: no timers or browser APIs (see startFieldTelemetry). */
 export function createFieldTelemetry(send: (reports: VersionReport[]) => Promise<unknown>) {
-  let tallies = new Map<string, VersionReport>();
+  const tallies = new Map<string, VersionReport>();
+  /** Reports refused for rate, sent again before new ones (each in a batch of its own version). */
+  let backlog: VersionReport[] = [];
   /** The remote on screen: the page's web vitals are counted for it. */
   let onScreen: { remote: string; version: string } | undefined;
   /** When each remote's last load started and ended (ms on the page's clock), for the durations. */
   const started = new Map<string, number>();
   const loaded = new Map<string, number>();
+  /** How long each remote version's last load took: counted again for a render failure its report lacks. */
+  const lastLoadMs = new Map<string, number>();
 
   const tallyOf = (remote: string, version: string): VersionReport => {
     const key = `${remote}@${version}`;
@@ -89,31 +88,64 @@ export function createFieldTelemetry(send: (reports: VersionReport[]) => Promise
     return tally;
   };
 
+  /** Counts a load that succeeded, within a page's bound of attempts; whether it was counted. */
+  const countLoad = (tally: VersionReport, ms: number): boolean => {
+    if (attempts(tally) >= TELEMETRY_MAX_ATTEMPTS) return false;
+    tally.loadMs.push(ms);
+    lastLoadMs.set(`${tally.remote}@${tally.version}`, ms);
+    return true;
+  };
+
+  /**
+   * Counts a failure to render. It belongs to a load of the same report: when the load went out in an earlier
+   * batch (the remote crashed later), that load is counted again here, so the report stays one a page could
+   * have made (the page's failure rate is then understated by that one load, never overstated).
+   */
+  const countRenderFailure = (tally: VersionReport): void => {
+    const previous = lastLoadMs.get(`${tally.remote}@${tally.version}`);
+    if (
+      tally.failures.render >= tally.loadMs.length &&
+      (previous === undefined || !countLoad(tally, previous))
+    ) {
+      return;
+    }
+    tally.failures.render += 1;
+  };
+
   return {
     /**
-     * Counts one of the slot's marks (other marks are ignored): the time to load runs from `load` to
-     * `loaded`, the time to first render from `loaded` to `rendered`.
+     * Counts what the slot said: the time to load runs from `load` to `loaded`, the time to first render from
+     * `loaded` to `rendered`. A module that loaded but has no Feature (`invalid`) is a load that failed to render.
      */
-    recordMark({ name, startTime, detail }: RemoteMark): void {
-      const [, event, remote] = MARK.exec(name) ?? [];
-      const [version, kind] = Array.isArray(detail) ? (detail as unknown[]) : [];
-      if (!event || !remote || typeof version !== 'string') return;
+    recordOutcome({ remote, version, event, kind, at }: RemoteOutcome): void {
       if (event === 'load') {
-        started.set(remote, startTime);
+        started.set(remote, at);
         return;
       }
       const tally = tallyOf(remote, version);
-      const since = event === 'loaded' ? started.get(remote) : loaded.get(remote);
-      const samples = event === 'loaded' ? tally.loadMs : event === 'rendered' ? tally.renderMs : undefined;
-      if (samples && since !== undefined && samples.length < TELEMETRY_MAX_SAMPLES) {
-        samples.push(Math.round(startTime - since));
+      const since = started.get(remote);
+      if (event === 'loaded') {
+        loaded.set(remote, at);
+        if (since !== undefined) countLoad(tally, Math.round(at - since));
+        return;
       }
-      if (event === 'loaded') loaded.set(remote, startTime);
-      if (event === 'rendered') onScreen = { remote, version };
+      if (event === 'rendered') {
+        onScreen = { remote, version };
+        const loadedAt = loaded.get(remote);
+        if (loadedAt !== undefined && tally.renderMs.length < tally.loadMs.length) {
+          tally.renderMs.push(Math.round(at - loadedAt));
+        }
+        return;
+      }
       // A failure without a reason (not a RemoteLoadError) is a download failure.
-      const failure =
-        event === 'failed' ? FAILURE_KIND[typeof kind === 'string' ? kind : 'download'] : undefined;
-      if (failure && tally.failures[failure] < TELEMETRY_MAX_SAMPLES) tally.failures[failure] += 1;
+      const reason = kind ?? 'download';
+      if (reason === 'render') {
+        countRenderFailure(tally);
+      } else if (reason === 'invalid') {
+        if (since !== undefined && countLoad(tally, Math.round(at - since))) tally.failures.render += 1;
+      } else if (attempts(tally) < TELEMETRY_MAX_ATTEMPTS) {
+        tally.failures[LOAD_FAILURE[reason] ?? 'download'] += 1;
+      }
     },
 
     /** Counts a web vital for the remote on screen (none on the shell's own pages). */
@@ -124,27 +156,38 @@ export function createFieldTelemetry(send: (reports: VersionReport[]) => Promise
     },
 
     /**
-     * Sends what was counted, at most one batch the API accepts (what does not fit waits for the next). A
-     * batch refused for rate (429) is counted again later; any other failure drops it: telemetry never
-     * retries in a loop or grows without bound.
+     * Sends what was counted, at most one batch the API accepts (what does not fit waits for the next), with
+     * one report per remote version. A batch refused for rate (429) is sent again later; any other failure
+     * drops it: telemetry never retries in a loop or grows without bound.
      */
     async flush(): Promise<void> {
-      if (tallies.size === 0) return;
+      if (tallies.size === 0 && backlog.length === 0) return;
       const batch: VersionReport[] = [];
+      const inBatch = new Set<string>();
+      const fits = (report: VersionReport) =>
+        batch.length < TELEMETRY_MAX_REPORTS &&
+        !inBatch.has(`${report.remote}@${report.version}`) &&
+        (batch.length === 0 ||
+          bytes(JSON.stringify({ reports: [...batch, report] })) <= TELEMETRY_BODY_LIMIT_BYTES);
+      const take = (report: VersionReport) => {
+        batch.push(report);
+        inBatch.add(`${report.remote}@${report.version}`);
+      };
+      backlog = backlog.filter((report) => {
+        if (!fits(report)) return true;
+        take(report);
+        return false;
+      });
       for (const [key, tally] of tallies) {
-        if (batch.length === TELEMETRY_MAX_REPORTS) break;
-        const body = JSON.stringify({ reports: [...batch, tally] });
-        if (bytes(body) > TELEMETRY_BODY_LIMIT_BYTES && batch.length) break;
-        batch.push(tally);
+        if (!fits(tally)) continue;
+        take(tally);
         tallies.delete(key);
       }
       try {
         await send(batch);
       } catch (error) {
         if (error instanceof ApiProblemError && error.status === 429) {
-          const later = tallies;
-          tallies = new Map(batch.map((tally) => [`${tally.remote}@${tally.version}`, tally]));
-          for (const [key, tally] of later) tallies.set(key, tally);
+          backlog = [...batch, ...backlog].slice(0, MAX_BACKLOG);
         }
       }
     },
@@ -251,10 +294,7 @@ export function startFieldTelemetry(
     }
     return undefined;
   });
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) telemetry.recordMark(entry as PerformanceMark);
-  });
-  observer.observe({ type: 'mark', buffered: true });
+  const stopListening = remoteOutcomes.listen((outcome) => telemetry.recordOutcome(outcome));
   const recordVital = (metric: Metric) => telemetry.recordVital(metric);
   onLCP(recordVital);
   onINP(recordVital);
@@ -275,7 +315,7 @@ export function startFieldTelemetry(
     if (document.visibilityState === 'visible') beacon?.arm();
   }, BEACON_FRESH_MS / 3);
   stop = () => {
-    observer.disconnect();
+    stopListening();
     document.removeEventListener('visibilitychange', onVisibility);
     window.removeEventListener('pagehide', onPageHide);
     clearInterval(timer);

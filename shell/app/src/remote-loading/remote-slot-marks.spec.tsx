@@ -24,7 +24,10 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/* What field telemetry reads (field-telemetry.ts): the slot's marks, each naming the remote's version. */
+/*
+ * What the slot records (field-telemetry-entry.ts): each outcome goes to field telemetry, and is left as a
+ * performance mark naming the remote's version for measuring.
+ */
 describe('RemoteSlot marks for field telemetry', () => {
   it('marks the load, its end and the first render', async () => {
     const load = vi.fn<FeatureLoader>(() => Promise.resolve({ Feature: () => <p>Profile</p> }));
