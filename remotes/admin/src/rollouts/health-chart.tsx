@@ -80,10 +80,16 @@ function HealthOfVersions({
   }, [document, canDraw]);
 
   if (document.versions.length === 0) {
-    return <p className="atrium-admin__muted">No field reports in the last {WINDOW_MINUTES / 60} hours.</p>;
+    return (
+      <>
+        <p className="atrium-admin__muted">No field reports in the last {WINDOW_MINUTES / 60} hours.</p>
+        {document.canary && <CanaryEvidence remote={remote} canary={document.canary} />}
+      </>
+    );
   }
   return (
     <div className="atrium-admin__health">
+      {document.canary && <CanaryEvidence remote={remote} canary={document.canary} />}
       <table className="atrium-admin__table" data-testid={`health-${remote}`}>
         <caption>Field health, last {WINDOW_MINUTES / 60} hours</caption>
         <thead>
@@ -122,5 +128,51 @@ function HealthOfVersions({
       )}
       {chartProblem && <p className="atrium-admin__muted">{chartProblem}</p>}
     </div>
+  );
+}
+
+/** A count as the rollback sees it: whole, or one decimal for a person's capped share. */
+const amount = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+
+/**
+ * What the automatic rollback judges the running canary on: per side, the loads counted (each person's share
+ * capped), how many failed and how many distinct people reported them, against what a rollback needs.
+ */
+function CanaryEvidence({
+  remote,
+  canary,
+}: {
+  readonly remote: string;
+  readonly canary: NonNullable<RemoteHealthDocument['canary']>;
+}) {
+  const sides = [
+    { label: `Canary ${canary.version}`, tally: canary.canary },
+    { label: `Stable ${canary.stableVersion}`, tally: canary.stable },
+  ];
+  return (
+    <table className="atrium-admin__table" data-testid={`canary-evidence-${remote}`}>
+      <caption>
+        What the automatic rollback sees: each side needs {canary.needs.loads} loads from{' '}
+        {canary.needs.people} people
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Side</th>
+          <th scope="col">Loads counted</th>
+          <th scope="col">Failed</th>
+          <th scope="col">People reporting</th>
+        </tr>
+      </thead>
+      <tbody>
+        {sides.map(({ label, tally }) => (
+          <tr key={label}>
+            <th scope="row">{label}</th>
+            <td>{amount(tally.attempts)}</td>
+            <td>{amount(tally.failures)}</td>
+            <td>{tally.reporters}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

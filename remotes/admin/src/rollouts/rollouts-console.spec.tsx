@@ -67,6 +67,7 @@ const health: RemoteHealthDocument = {
     },
     { version: '1.1.0', points: [point('2026-11-23T12:01:00.000Z', 20, 10)] },
   ],
+  canary: null,
 };
 
 const running: RolloutDocument = {
@@ -136,6 +137,39 @@ describe('RolloutsConsole', () => {
       'Canary started: Canary 1.1.0 runs for 10 % of people and holders of beta-testers; everybody else gets 1.0.0.',
     );
     expect(started).toEqual([{ version: '1.1.0', percent: 25, roles: ['beta-testers', 'qa'] }]);
+  });
+
+  it('shows what the automatic rollback judges a running canary on: loads, failures and people per side', async () => {
+    server.use(
+      http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry)),
+      http.get(`${API}/api/admin/remotes/profile/health`, () =>
+        HttpResponse.json({
+          ...health,
+          canary: {
+            version: '1.1.0',
+            stableVersion: '1.0.0',
+            since: '2026-11-23T12:00:00.000Z',
+            canary: { attempts: 12, failures: 11.571, reporters: 12 },
+            stable: { attempts: 13, failures: 1, reporters: 13 },
+            needs: { loads: 50, people: 10 },
+            reason: 'canary 11.6/12 failed (96.4 %) from 12 people, stable 1/13 (7.7 %) from 13 people: …',
+          },
+        } satisfies RemoteHealthDocument),
+      ),
+      http.get(`${API}/api/remotes/profile/rollout`, () => HttpResponse.json({ rollout: running })),
+    );
+    renderWithShell();
+    const table = await screen.findByTestId('canary-evidence-profile');
+    expect(within(table).getByText(/each side needs 50 loads from 10 people/)).toBeTruthy();
+    expect(
+      within(table)
+        .getAllByRole('row')
+        .slice(1)
+        .map((row) => [...row.children].map((cell) => cell.textContent)),
+    ).toEqual([
+      ['Canary 1.1.0', '12', '11.6', '12'],
+      ['Stable 1.0.0', '13', '1', '13'],
+    ]);
   });
 
   it('says why an automatic rollback ended the canary, and shows an API refusal readably', async () => {
