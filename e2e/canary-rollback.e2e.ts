@@ -22,6 +22,7 @@ const STABLE = '1.0.0';
 const CANARY = '1.1.0';
 /** The stack's ROLLBACK_MIN_SAMPLES (e2e/global-setup.ts): the loads each side needs before a verdict. */
 const MIN_SAMPLES = 10;
+/** As many as the stack's ROLLBACK_MIN_REPORTERS: the people each side needs before a verdict. */
 const PEOPLE_PER_SIDE = 2;
 const AUTOMATIC = 'atrium-api (automatic rollback)';
 
@@ -218,6 +219,13 @@ async function brokenCanaryJourney(
         { message: 'every page left reports its load as it goes', timeout: 15_000 },
       )
       .toBe('all reported');
+    // Once both sides have their loads, the API decides after its next write (within a second or so).
+    const reported = await attemptsByVersion(remote);
+    if (Math.min(reported[STABLE] ?? 0, reported[CANARY] ?? 0) >= MIN_SAMPLES) {
+      await expect
+        .poll(async () => (await canary())?.state, { message: 'judged once both sides have their loads' })
+        .not.toBe('running');
+    }
     if ((await canary())?.state !== 'running') break;
     // Both sides have had MIN_SAMPLES loads after MIN_SAMPLES / PEOPLE_PER_SIDE rounds: the next batch decides.
     expect(rounds, 'the canary is still running after more loads than a rollback needs').toBeLessThan(
@@ -228,7 +236,7 @@ async function brokenCanaryJourney(
   const ended = await canary();
   expect(ended).toMatchObject({ state: 'aborted', endedBy: AUTOMATIC, stableVersion: STABLE });
   expect(ended?.reason).toMatch(
-    /^canary (\d+)\/\1 failed \(100\.0 %\), stable 0\/\d+ \(0\.0 %\): worse by more than 2\.0 % with z = [\d.]+ > 2\.33/,
+    /^canary (\d+)\/\1 failed \(100\.0 %\) from 2 people, stable 0\/\d+ \(0\.0 %\) from 2 people: worse by more than 2\.0 % with z = [\d.]+ > 2\.33/,
   );
   // Everybody in its cohort gets the stable version on their next load, and it works.
   for (const visitor of visitors.filter((v) => v.inCanary)) {
@@ -250,16 +258,18 @@ async function brokenCanaryJourney(
     details: {
       reason: ended!.reason,
       stableVersion: STABLE,
-      policy: { minSamples: MIN_SAMPLES, minDifference: 0.02, z: 2.33 },
+      policy: { minSamples: MIN_SAMPLES, minReporters: PEOPLE_PER_SIDE, minDifference: 0.02, z: 2.33 },
     },
   });
   const evidence = event!.details as {
-    canary: { attempts: number; failures: number };
-    stable: { attempts: number };
+    canary: { attempts: number; failures: number; reporters: number };
+    stable: { attempts: number; reporters: number };
   };
   expect(evidence.canary.attempts).toBeGreaterThanOrEqual(MIN_SAMPLES);
   expect(evidence.canary.failures).toBe(evidence.canary.attempts);
   expect(evidence.stable.attempts).toBeGreaterThanOrEqual(MIN_SAMPLES);
+  // How many distinct people reported each side: everybody who used it, and nobody twice.
+  expect([evidence.canary.reporters, evidence.stable.reporters]).toEqual([PEOPLE_PER_SIDE, PEOPLE_PER_SIDE]);
 
   // And an administrator sees it in the console: the canary's state with the reason, and the audit entry.
   const admin = await (await browser.newContext()).newPage();

@@ -32,9 +32,14 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       mailDir,
       // Two API processes behind a round-robin proxy: every journey proves the API keeps no state.
       apiReplicas: 2,
-      // The canary journey's broken release is rolled back after 10 loads on each side (the API's floor; 50 in
-      // production), so it takes seconds of loading rather than minutes. The statistics are the same.
-      apiEnv: { ROLLBACK_MIN_SAMPLES: '10' },
+      // The canary journey's broken release is rolled back after 10 loads from 2 people on each side (the
+      // floor of loads; 50 loads from 10 people in production), each person counting for up to 10 loads, so it
+      // takes seconds of loading rather than hours. The statistics are the same.
+      apiEnv: {
+        ROLLBACK_MIN_SAMPLES: '10',
+        ROLLBACK_MIN_REPORTERS: '2',
+        ROLLBACK_MAX_LOADS_PER_PERSON: '10',
+      },
       log: (line) => console.log(`[e2e stack] ${line}`),
     });
     // The journeys read Keycloak's mails from this inbox (Playwright's workers inherit the variable).

@@ -63,7 +63,13 @@ export type FixtureBehaviour = 'renders' | 'throws' | 'hangs';
  * Writes a minimal Module Federation remote (manifest + global container, no bundler) that behaves as
  * asked. Test-only: it lives in a temporary folder and is published like any release.
  */
-export function writeFixtureRemote(name: string, behaviour: FixtureBehaviour, text: string): string {
+export function writeFixtureRemote(
+  name: string,
+  behaviour: FixtureBehaviour,
+  text: string,
+  /** Script the Feature runs each time it renders (an attack journey's remote doing what it should not). */
+  onRender = '',
+): string {
   const dir = mkdtempSync(join(tmpdir(), `atrium-fixture-${name}-`));
   mkdirSync(dir, { recursive: true });
   const manifest = {
@@ -93,7 +99,7 @@ export function writeFixtureRemote(name: string, behaviour: FixtureBehaviour, te
   const feature =
     behaviour === 'throws'
       ? `function Feature() { throw new Error(${JSON.stringify(text)}); }`
-      : `function Feature() { return ${JSON.stringify(text)}; }`;
+      : `function Feature() { ${onRender} return ${JSON.stringify(text)}; }`;
   const get =
     behaviour === 'hangs'
       ? 'function () { return new Promise(function () {}); }'
