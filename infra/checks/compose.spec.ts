@@ -1,24 +1,35 @@
 // Static checks of docker-compose.yml (no Docker engine on these machines): valid against the Compose
 // specification schema, its services, ports, health checks and start order are the ones docs/deploy.md
-// documents, it fails closed on secrets (interpolated here as compose does, and its preflight script run), and
+// documents, it fails closed on secrets (interpolated here as compose does, and its preflight script run), it
+// starts safe outside the dev profile (no demo user, administrators' second factor, Keycloak on loopback), and
 // the API reaches PostgreSQL only as the role that owns its schema (infra/postgres/db-bootstrap.int-spec.ts runs
 // the init script itself).
 import { spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { Ajv2019 } from 'ajv/dist/2019.js';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { composeRealmPath, renderComposeRealm } from '../compose/realm.ts';
+import { peopleIn, type RealmDefinition } from '../keycloak/deployment-realm.ts';
+import { ATRIUM_REALM_FILE, resolveRealmPlaceholders } from '../keycloak/realm-file.ts';
 
 const root = join(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
+interface LongVolume {
+  type: string;
+  source?: string;
+  target: string;
+  read_only?: boolean;
+}
 interface ComposeService {
   image?: string;
   profiles?: string[];
   entrypoint?: string[];
-  volumes?: (string | object)[];
+  volumes?: (string | LongVolume)[];
   build?: { context: string; dockerfile: string };
   command?: string[];
   environment?: Record<string, string>;
@@ -29,6 +40,20 @@ interface ComposeService {
 const composeText = read('docker-compose.yml');
 const compose = parse(composeText, { merge: true }) as { services: Record<string, ComposeService> };
 const services = compose.services;
+
+/** A service's bind mounts, short (`./src:/target[:ro]`) and long syntax alike: target -> source as written. */
+function bindMounts(service: ComposeService): Map<string, string> {
+  return new Map(
+    (service.volumes ?? []).flatMap((volume): [string, string][] => {
+      if (typeof volume !== 'string') return volume.type === 'bind' ? [[volume.target, volume.source!]] : [];
+      const [source = '', target = ''] = volume.split(':');
+      return /^[./]/.test(source) ? [[target, source]] : [];
+    }),
+  );
+}
+
+/** Where a published port listens on the host: `[IP:]PORT` (every interface without an IP). */
+const hostBinding = (mapping: string) => mapping.split(':').slice(0, -1).join(':');
 
 /** The services table of docs/deploy.md: service | ports | health check | waits for. */
 function documentedServices() {
@@ -112,8 +137,8 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(services).sort()).toEqual([...documented.keys()].sort());
     for (const [name, doc] of documented) {
       const service = services[name]!;
-      // HOST:CONTAINER or IP:HOST:CONTAINER: the host port is the second-to-last part.
-      const published = (service.ports ?? []).map((mapping) => mapping.split(':').at(-2));
+      // HOST:CONTAINER or IP:HOST:CONTAINER: documented as [IP:]HOST, so the table says what is on loopback.
+      const published = (service.ports ?? []).map(hostBinding);
       expect(published, `${name} ports`).toEqual(doc.ports);
       expect(hasHealthcheck(service), `${name} health check`).toBe(doc.healthcheck);
       const dependsOn = Object.fromEntries(
@@ -297,16 +322,14 @@ function readEnvFile(file: string): Record<string, string> {
   );
 }
 
-/** Runs the preflight service's entrypoint on this machine, with its bind mounts mapped to the repository. */
+/** Runs the preflight service's entrypoint on this machine, with its bind mounts mapped to their sources. */
 function runPreflight(env: Record<string, string | undefined>) {
   const preflight = interpolateCompose(env).services.preflight!;
-  const mounts = new Map(
-    (preflight.volumes ?? []).map((volume) => {
-      const [source = '', target = ''] = (volume as string).split(':');
-      return [target, join(root, source)] as const;
-    }),
-  );
-  const [command = '', ...args] = preflight.entrypoint!.map((arg) => mounts.get(arg) ?? arg);
+  const mounts = bindMounts(preflight);
+  const [command = '', ...args] = preflight.entrypoint!.map((arg) => {
+    const source = mounts.get(arg);
+    return source === undefined ? arg : resolve(root, source);
+  });
   const result = spawnSync(command, args, {
     encoding: 'utf8',
     env: { PATH: process.env.PATH, ...preflight.environment },
@@ -314,9 +337,18 @@ function runPreflight(env: Record<string, string | undefined>) {
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
+/** The variables docker-compose.yml marks `# SECRET`. */
+const markedSecrets = () => [
+  ...new Set([...composeText.matchAll(/\$\{([A-Z][A-Z0-9_]*)[^\n]*# SECRET$/gm)].map((m) => m[1]!)),
+];
+
 describe('docker-compose.yml fails closed on secrets', () => {
   const devEnv = readEnvFile('compose.dev.env');
-  const secrets = Object.keys(devEnv).filter((name) => name !== 'COMPOSE_PROFILES');
+  const secrets = markedSecrets();
+  // What else compose.dev.env sets for the dev profile: the development realm.
+  const settings = Object.keys(devEnv).filter(
+    (name) => name !== 'COMPOSE_PROFILES' && !secrets.includes(name),
+  );
   const ownSecrets = Object.fromEntries(secrets.map((name) => [name, `${name.toLowerCase()}-own-value`]));
 
   it('the interpolation check has teeth: it reads defaults, required variables and $$ as compose does', () => {
@@ -331,8 +363,12 @@ describe('docker-compose.yml fails closed on secrets', () => {
   });
 
   it('marks every secret SECRET and requires it: no default anywhere in the file', () => {
-    const marked = [...composeText.matchAll(/\$\{([A-Z][A-Z0-9_]*)[^\n]*# SECRET$/gm)].map((m) => m[1]!);
-    expect([...new Set(marked)].sort()).toEqual([...secrets].sort());
+    // Each secret has its development value in compose.dev.env, and nothing else there lacks a default here.
+    expect(secrets.length).toBeGreaterThan(0);
+    for (const secret of secrets) expect(devEnv[secret], secret).toBeTruthy();
+    expect(settings).toEqual(['ATRIUM_REALM_FILE']);
+    for (const setting of settings)
+      expect(composeText, setting).toMatch(new RegExp(`\\$\\{${setting}:-[^}]+\\}`));
     expect(requiredVariables()).toEqual([...secrets].sort());
     for (const secret of secrets) {
       expect(composeText, secret).not.toMatch(new RegExp(`\\$\\{${secret}:?[-+]`));
@@ -367,16 +403,16 @@ describe('docker-compose.yml fails closed on secrets', () => {
       const takesSecret = Object.values(ownSecrets).some((secret) => values.includes(secret));
       if (takesSecret) expect(dependsOnPreflight(name), name).toBe(true);
     }
-    expect(Object.keys(resolved.preflight!.environment!).sort()).toEqual(
-      ['COMPOSE_PROFILES', ...secrets].sort(),
-    );
+    // Preflight sees every value compose.dev.env sets, to refuse each at its development value.
+    expect(Object.keys(resolved.preflight!.environment!).sort()).toEqual(Object.keys(devEnv).sort());
   });
 
-  it('preflight refuses the development secrets outside the dev profile and names each', () => {
+  it('preflight refuses the development values outside the dev profile and names each', () => {
     const { COMPOSE_PROFILES: _profile, ...devSecrets } = devEnv;
     const refused = runPreflight(devSecrets);
     expect(refused.status).toBe(1);
-    for (const secret of secrets) expect(refused.output).toContain(`${secret} has its well-known`);
+    for (const name of [...secrets, ...settings])
+      expect(refused.output).toContain(`${name} has its well-known`);
     // One development value among own secrets is enough to refuse.
     const oneLeft = runPreflight({ ...ownSecrets, KEYCLOAK_ADMIN_PASSWORD: devEnv.KEYCLOAK_ADMIN_PASSWORD });
     expect(oneLeft.status).toBe(1);
@@ -389,6 +425,136 @@ describe('docker-compose.yml fails closed on secrets', () => {
     expect(devEnv.COMPOSE_PROFILES).toBe('dev');
     expect(runPreflight(devEnv)).toMatchObject({ status: 0 });
     expect(runPreflight({ ...devEnv, COMPOSE_PROFILES: 'monitoring,dev' })).toMatchObject({ status: 0 });
+  });
+});
+
+describe('docker-compose.yml starts safe outside the dev profile', () => {
+  const devEnv = readEnvFile('compose.dev.env');
+  const ownSecrets = Object.fromEntries(
+    markedSecrets().map((name) => [name, `${name.toLowerCase()}-own-value`]),
+  );
+  const production = interpolateCompose(ownSecrets).services;
+  const development = interpolateCompose(devEnv).services;
+  const IMPORTED = '/opt/keycloak/data/import/realm-atrium.json';
+  const CHECKED = '/preflight/realm-atrium.json';
+  interface FlowRealm extends RealmDefinition {
+    authenticationFlows: {
+      alias: string;
+      authenticationExecutions: { flowAlias?: string; requirement: string }[];
+    }[];
+  }
+  /** The realm Keycloak imports in this rendering of the file: its mount, read with Keycloak's environment. */
+  const importedRealm = (resolved: Record<string, ComposeService>) => {
+    const source = bindMounts(resolved.keycloak!).get(IMPORTED)!;
+    const text = resolveRealmPlaceholders(
+      readFileSync(resolve(root, source), 'utf8'),
+      resolved.keycloak!.environment!,
+    );
+    return { source: resolve(root, source), realm: JSON.parse(text) as FlowRealm };
+  };
+  const adminSecondFactor = (realm: FlowRealm) =>
+    realm.authenticationFlows
+      .find((flow) => flow.alias === 'atrium forms')
+      ?.authenticationExecutions.find((step) => step.flowAlias === 'atrium admins second factor')
+      ?.requirement;
+  const developmentRealm = JSON.parse(read('infra/keycloak/realm-atrium.json')) as RealmDefinition;
+  const demoUsers = peopleIn(developmentRealm);
+  const scratch = mkdtempSync(join(tmpdir(), 'atrium-compose-realm-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('imports no person: the realm rendered without people, the demo users only in the dev profile', () => {
+    const imported = importedRealm(production);
+    expect(imported.source).toBe(composeRealmPath);
+    expect(peopleIn(imported.realm)).toEqual([]);
+    // The clients' service accounts stay: the pipelines and the API still get their tokens.
+    expect(imported.realm.users?.map((user) => user.username)).toEqual(
+      developmentRealm.users?.filter((user) => user.serviceAccountClientId).map((user) => user.username),
+    );
+    // Rendered from the realm file by the rule the Kubernetes import uses (run `node infra/compose/realm.ts`).
+    expect(JSON.parse(read('infra/compose/realm-atrium.json'))).toEqual(JSON.parse(renderComposeRealm()));
+    // The dev profile imports the development realm, with alice and ada, as `npm start` does.
+    const developing = importedRealm(development);
+    expect(developing.source).toBe(ATRIUM_REALM_FILE);
+    expect(demoUsers).toEqual(expect.arrayContaining(['alice', 'ada']));
+    expect(peopleIn(developing.realm)).toEqual(demoUsers);
+  });
+
+  it("requires every administrator's second factor outside the dev profile; the dev profile keeps ada's password alone", () => {
+    expect(adminSecondFactor(importedRealm(production).realm)).toBe('CONDITIONAL');
+    expect(adminSecondFactor(importedRealm(development).realm)).toBe('DISABLED');
+    // Nothing in the file switches it off: the imported realm's own default decides.
+    expect(production.keycloak!.environment).not.toHaveProperty('ATRIUM_ADMIN_SECOND_FACTOR');
+    const switchedOff = interpolateCompose({
+      ...ownSecrets,
+      ATRIUM_ADMIN_SECOND_FACTOR: 'DISABLED',
+    }).services;
+    expect(adminSecondFactor(importedRealm(switchedOff).realm)).toBe('CONDITIONAL');
+  });
+
+  it("publishes Keycloak's admin console (8080) and management port (9000) on loopback only", () => {
+    for (const resolved of [production, development]) {
+      const ports = resolved.keycloak!.ports!;
+      expect(ports.map((mapping) => mapping.split(':').at(-1)).sort()).toEqual(['8080', '9000']);
+      for (const mapping of ports) expect(hostBinding(mapping), mapping).toMatch(/^127\.0\.0\.1:\d+$/);
+    }
+    // The health check and Prometheus reach the management port inside the compose network.
+    expect(production.keycloak!.healthcheck!.test!.join(' ')).toContain('/dev/tcp/127.0.0.1/9000');
+    expect(read('infra/compose/observability/prometheus.yml')).toContain('keycloak:9000');
+  });
+
+  it('has preflight check the very realm file Keycloak imports, before Keycloak starts', () => {
+    const elsewhere = join(scratch, 'operators-realm.json');
+    for (const env of [ownSecrets, devEnv, { ...ownSecrets, ATRIUM_REALM_FILE: elsewhere }]) {
+      const resolved = interpolateCompose(env).services;
+      expect(bindMounts(resolved.preflight!).get(CHECKED)).toBe(bindMounts(resolved.keycloak!).get(IMPORTED));
+    }
+    expect(production.preflight!.entrypoint!.slice(-3)).toEqual([
+      'node',
+      '/preflight/deployment-realm.ts',
+      CHECKED,
+    ]);
+    expect(bindMounts(production.preflight!).get('/preflight/deployment-realm.ts')).toBe(
+      './infra/keycloak/deployment-realm.ts',
+    );
+    expect(production.keycloak!.depends_on?.preflight?.condition).toBe('service_completed_successfully');
+    // Node runs the check as the file it is (TypeScript): the image is the API's, whose Node strips types.
+    const apiNode = /^ARG NODE_IMAGE=(\S+)$/m.exec(read('services/api/Dockerfile'))?.[1];
+    expect(production.preflight!.image).toBe(apiNode);
+  });
+
+  it('an operator who mounts the development realm into a production compose gets a refusal naming the demo users', () => {
+    const mounted = runPreflight({ ...ownSecrets, ATRIUM_REALM_FILE: './infra/keycloak/realm-atrium.json' });
+    expect(mounted.status).toBe(1);
+    expect(mounted.output).toContain('ATRIUM_REALM_FILE has its well-known development value');
+    expect(mounted.output).toContain(`(${demoUsers.join(', ')})`);
+    // A copy under another name and path is refused for what it holds, not where it lies.
+    const copy = join(scratch, 'realm.json');
+    writeFileSync(copy, read('infra/keycloak/realm-atrium.json'));
+    const copied = runPreflight({ ...ownSecrets, ATRIUM_REALM_FILE: copy });
+    expect(copied.status).toBe(1);
+    expect(copied.output).not.toContain('ATRIUM_REALM_FILE has its');
+    expect(copied.output).toContain(`(${demoUsers.join(', ')})`);
+    // The realm without people, for the operator who did it right, passes.
+    expect(runPreflight(ownSecrets)).toMatchObject({ status: 0 });
+  });
+
+  it('an operator who adds a person with a password to the realm file gets a refusal naming them', () => {
+    const realm = JSON.parse(read('infra/compose/realm-atrium.json')) as RealmDefinition;
+    const opsAdmin = {
+      username: 'ops-admin',
+      enabled: true,
+      credentials: [{ type: 'password', value: 'Chang3-me-later', temporary: false }],
+      realmRoles: ['atrium-user', 'atrium-admin'],
+    };
+    const file = join(scratch, 'with-ops-admin.json');
+    writeFileSync(file, JSON.stringify({ ...realm, users: [...(realm.users ?? []), opsAdmin] }));
+    const refused = runPreflight({ ...ownSecrets, ATRIUM_REALM_FILE: file });
+    expect(refused.status).toBe(1);
+    expect(refused.output).toContain('holds a person (ops-admin)');
+  });
+
+  it('lets the dev profile import the development realm', () => {
+    expect(runPreflight(devEnv)).toMatchObject({ status: 0 });
   });
 });
 

@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { localRealmImportPath, LOCAL_SHELL_ORIGIN, renderRealmImport } from '../k8s/realm-import.ts';
+import { resolveRealmPlaceholders } from '../keycloak/realm-file.ts';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -620,6 +621,25 @@ describe('infra/k8s overlay local', () => {
       expect(user.credentials, user.username).toBeUndefined();
     }
     expect(JSON.stringify(realm)).not.toMatch(/"(alice|ada)"/);
+  });
+
+  it("requires every administrator's second factor in the cluster realm (nothing sets it otherwise)", () => {
+    const spec = find('KeycloakRealmImport', 'atrium-realm').spec as {
+      placeholders: Record<string, unknown>;
+      realm: object;
+    };
+    // As the import resolves it: the operator fills only the placeholders it maps, here none for this one.
+    const realm = JSON.parse(resolveRealmPlaceholders(JSON.stringify(spec.realm), {})) as {
+      authenticationFlows: {
+        alias: string;
+        authenticationExecutions: { flowAlias?: string; requirement: string }[];
+      }[];
+    };
+    const adminStep = realm.authenticationFlows
+      .find((flow) => flow.alias === 'atrium forms')
+      ?.authenticationExecutions.find((step) => step.flowAlias === 'atrium admins second factor');
+    expect(adminStep?.requirement).toBe('CONDITIONAL');
+    expect(spec.placeholders).not.toHaveProperty('ATRIUM_ADMIN_SECOND_FACTOR');
   });
 
   it('fills every client secret from a Secret, with no development default to fall back on', () => {

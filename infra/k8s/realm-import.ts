@@ -4,6 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { deploymentRealm } from '../keycloak/deployment-realm.ts';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -18,17 +19,13 @@ const CLIENT_SECRET_PLACEHOLDER = /\$\{(ATRIUM_([A-Z0-9]+(?:_[A-Z0-9]+)*)_SECRET
 /** An SMTP setting in the realm file: `${ATRIUM_SMTP_<SETTING>}` or `${ATRIUM_SMTP_<SETTING>:dev-default}`. */
 const SMTP_PLACEHOLDER = /\$\{(ATRIUM_SMTP_([A-Z]+))(?::[^}]*)?\}/g;
 
-interface RealmUser {
-  username: string;
-  serviceAccountClientId?: string;
-}
-
 /**
- * The KeycloakRealmImport for a shell served at `shellOrigin`: the realm file with its shell origin replaced,
- * every client secret filled by the operator from the Secret `atrium-<client>` (key `client-secret`) with its
- * development default removed, so a missing Secret stops the import instead of importing a known secret, and
- * every SMTP setting from the Secret `atrium-smtp` (key: the setting, lower case), likewise without default,
- * and without the people of the realm file (the demo users): only the clients' service accounts stay.
+ * The KeycloakRealmImport for a shell served at `shellOrigin`: the realm file as imported outside development
+ * (deploymentRealm: no people, only the clients' service accounts; the administrators' second factor required;
+ * no client secret's development default), with its shell origin replaced, every client secret filled by the
+ * operator from the Secret `atrium-<client>` (key `client-secret`), so a missing Secret stops the import instead
+ * of importing a known secret, and every SMTP setting from the Secret `atrium-smtp` (key: the setting, lower
+ * case), likewise without default.
  */
 export function renderRealmImport(
   shellOrigin: string,
@@ -47,8 +44,7 @@ export function renderRealmImport(
       placeholders[variable] = { secret: { name: 'atrium-smtp', key: setting.toLowerCase() } };
       return `\${${variable}}`;
     });
-  const realm = JSON.parse(text) as { users?: RealmUser[] };
-  realm.users = (realm.users ?? []).filter((user) => user.serviceAccountClientId !== undefined);
+  const realm = deploymentRealm(text);
   const resource = {
     apiVersion: 'k8s.keycloak.org/v2alpha1',
     kind: 'KeycloakRealmImport',

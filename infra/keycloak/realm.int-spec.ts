@@ -1,10 +1,14 @@
-import { describe, expect, inject, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { deploymentRealm } from './deployment-realm.ts';
 import {
   generateDpopKeyPair,
   signInWithPassword,
   SignInError,
   tokenRequestProof,
 } from './password-sign-in.ts';
+import { ATRIUM_REALM_FILE, resolveRealmPlaceholders } from './realm-file.ts';
 
 const issuer = inject('oidcIssuerUrl');
 const tokenEndpoint = `${issuer}/protocol/openid-connect/token`;
@@ -267,5 +271,114 @@ describe('second factors on the real Keycloak', () => {
     const adminStep = executions.find((e) => e.displayName === 'atrium admins second factor');
     expect(adminStep?.requirement).toBe(process.env.ATRIUM_ADMIN_SECOND_FACTOR ?? 'DISABLED');
     expect(executions.find((e) => e.displayName === 'atrium second factor')?.requirement).toBe('CONDITIONAL');
+  });
+});
+
+describe('the realm as imported outside development (deployment-realm.ts), on the real Keycloak', () => {
+  const keycloakUrl = new URL(issuer).origin;
+  // A realm of its own beside the development one, created from exactly what compose and Kubernetes import.
+  const name = `atrium-deployed-${randomBytes(4).toString('hex')}`;
+  const deployedIssuer = `${keycloakUrl}/realms/${name}`;
+  const realmAdmin = `${keycloakUrl}/admin/realms/${name}`;
+  let headers: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const token = await postForm(`${keycloakUrl}/realms/master/protocol/openid-connect/token`, {
+      grant_type: 'password',
+      client_id: 'admin-cli',
+      username: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
+      password: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
+    });
+    headers = {
+      authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}`,
+      'content-type': 'application/json',
+    };
+    // As a deployment's import resolves it: its own client secrets, nothing else set.
+    const secrets = Object.fromEntries(
+      ['ATRIUM_DEPLOYER_SECRET', 'ATRIUM_PLATFORM_SECRET', 'ATRIUM_ACCOUNT_ADMIN_SECRET'].map((variable) => [
+        variable,
+        randomBytes(16).toString('hex'),
+      ]),
+    );
+    const deployed = deploymentRealm(readFileSync(ATRIUM_REALM_FILE, 'utf8'));
+    const realm = JSON.parse(resolveRealmPlaceholders(JSON.stringify(deployed), secrets)) as {
+      realm: string;
+    };
+    realm.realm = name;
+    const created = await fetch(`${keycloakUrl}/admin/realms`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(realm),
+    });
+    expect(created.status, await created.text()).toBe(201);
+  });
+
+  afterAll(async () => {
+    await fetch(realmAdmin, { method: 'DELETE', headers });
+  });
+
+  /** A person an administrator created, with a password that fits the policy and the given realm roles. */
+  async function createPerson(prefix: string, roles: string[]) {
+    const username = `${prefix}-${randomBytes(4).toString('hex')}`;
+    const password = `Deployed-${randomBytes(9).toString('hex')}`;
+    const created = await fetch(`${realmAdmin}/users`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        username,
+        email: `${username}@atrium.test`,
+        firstName: 'Deployed',
+        lastName: prefix,
+        enabled: true,
+        emailVerified: true,
+        credentials: [{ type: 'password', value: password, temporary: false }],
+      }),
+    });
+    expect(created.status).toBe(201);
+    const id = created.headers.get('location')!.split('/').at(-1)!;
+    for (const role of roles) {
+      const representation = (await (
+        await fetch(`${realmAdmin}/roles/${role}`, { headers })
+      ).json()) as object;
+      const mapped = await fetch(`${realmAdmin}/users/${id}/role-mappings/realm`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify([representation]),
+      });
+      expect(mapped.status, role).toBe(204);
+    }
+    return { username, password };
+  }
+
+  it("signs in no demo user: ada's published password opens nothing there", async () => {
+    const attempt = await signInWithPassword({
+      issuer: deployedIssuer,
+      username: 'ada',
+      password: 'ada',
+    }).catch((error: unknown) => error);
+    expect(attempt).toBeInstanceOf(SignInError);
+    expect((attempt as SignInError).page).toBe('login');
+    const users = (await (
+      await fetch(`${realmAdmin}/users?briefRepresentation=true`, { headers })
+    ).json()) as {
+      username: string;
+    }[];
+    expect(
+      users.map((user) => user.username).filter((username) => ['alice', 'ada'].includes(username)),
+    ).toEqual([]);
+  });
+
+  it("stops an administrator's password alone at the authenticator-app set-up, while a person without the role signs in", async () => {
+    const person = await createPerson('person', []);
+    const tokens = await signInWithPassword({ issuer: deployedIssuer, ...person });
+    expect(decodeJwt(tokens.access_token).payload.preferred_username).toBe(person.username);
+
+    const administrator = await createPerson('administrator', ['atrium-admin']);
+    const attempt = await signInWithPassword({ issuer: deployedIssuer, ...administrator }).catch(
+      (error: unknown) => error,
+    );
+    // The right password, and still no code for the shell: Keycloak wants an authenticator app first.
+    expect(attempt).toBeInstanceOf(SignInError);
+    expect((attempt as SignInError).page).toMatch(/totp/);
   });
 });

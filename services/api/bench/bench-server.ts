@@ -49,7 +49,12 @@ if (mode === 'bare') {
   // and the same two log lines per request. It does each of these the cheapest way Fastify allows (headers
   // resolved once), so the ratio charges Nest and the plugins it uses with all of their cost. bench.ts
   // checks that both answers carry the same headers before measuring.
-  const config = loadConfig({ OIDC_ISSUER_URL: issuer, DATABASE_URL: databaseUrl, PORT: port });
+  const config = loadConfig({
+    NODE_ENV: 'development',
+    OIDC_ISSUER_URL: issuer,
+    DATABASE_URL: databaseUrl,
+    PORT: port,
+  });
   const corsOrigins = new Set(config.corsOrigins);
   const app = Fastify({
     loggerInstance: createRootLogger(config.logLevel, logDestination),
@@ -67,6 +72,8 @@ if (mode === 'bare') {
   await app.listen({ port: config.port, host: '127.0.0.1' });
 } else {
   const config = loadConfig({
+    // Everything at its defaults, and the secrets (unused here) at their development values.
+    NODE_ENV: 'development',
     OIDC_ISSUER_URL: issuer,
     DATABASE_URL: databaseUrl,
     PORT: port,

@@ -8,7 +8,7 @@ import { describeApi } from './common/openapi/openapi-document.js';
  * application is built in Nest's preview mode (no provider is created). `npm run contract` (infra/contract)
  * runs this from the API's build and writes the sdk's generated files from it.
  */
-const config = loadConfig({ LOG_LEVEL: 'error', DATABASE_URL: 'sqlite::memory:' });
+const config = loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'error', DATABASE_URL: 'sqlite::memory:' });
 const app = await createApp(config, { logger: false, preview: true });
 process.stdout.write(`${JSON.stringify(describeApi(app), null, 2)}\n`);
 await app.close();

@@ -46,6 +46,8 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const scratch = env['DATABASE_URL'] ? undefined : mkdtempSync(join(tmpdir(), 'atrium-api-test-'));
   const config = loadConfig({
+    // The specs' API is a development one: the secrets it needs have their development values (the realm file's).
+    NODE_ENV: 'development',
     LOG_LEVEL: 'error',
     // Specs of other features mint plain tokens for the shell's client; the rule that its tokens must be
     // DPoP-bound (default `atrium-shell`) is proven by the specs that set it (auth/dpop.spec.ts).

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './env.schema.js';
+import { ConfigError, envSchema, loadConfig, loadDatabaseTarget } from './env.schema.js';
 
-function problemsOf(env: Record<string, string>): readonly string[] {
+/** Where secrets have their development values (`npm run dev`, the tests' own configurations). */
+const DEVELOPMENT = { NODE_ENV: 'development' } as const;
+
+/** The problems loadConfig names for `env`, in development unless `env` says otherwise. */
+function problemsOf(env: Record<string, string | undefined>): readonly string[] {
   try {
-    loadConfig(env, '/srv/atrium');
+    loadConfig({ ...DEVELOPMENT, ...env }, '/srv/atrium');
   } catch (error) {
     if (error instanceof ConfigError) return error.problems;
     throw error;
@@ -13,7 +17,7 @@ function problemsOf(env: Record<string, string>): readonly string[] {
 
 describe('loadConfig', () => {
   it('has development defaults for every variable', () => {
-    expect(loadConfig({}, '/srv/atrium')).toEqual({
+    expect(loadConfig(DEVELOPMENT, '/srv/atrium')).toEqual({
       port: 3000,
       host: '127.0.0.1',
       oidcIssuerUrl: 'http://localhost:8080/realms/atrium',
@@ -58,14 +62,77 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('secrets outside development', () => {
+    // What a deployment sets besides the secrets (docker-compose.yml, infra/k8s): all of it has defaults anyway.
+    const deployed = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://atrium:pw@db:5432/atrium',
+      OIDC_ISSUER_URL: 'https://id.example.test/realms/atrium',
+    };
+    const secrets = Object.keys(envSchema.shape).filter((name) => /SECRET|PASSWORD/.test(name));
+
+    it('an operator who starts the API image (NODE_ENV=production) without its Keycloak secret gets a refusal naming it', () => {
+      const problems = problemsOf(deployed);
+      expect(problems).toEqual([
+        expect.stringMatching(
+          /^KEYCLOAK_ADMIN_CLIENT_SECRET is not set: expected .*no default outside development \(NODE_ENV=production;/,
+        ),
+      ]);
+      // The realm's well-known development secret is neither used nor suggested.
+      expect(problems.join('\n')).not.toContain('dev-secret');
+    });
+
+    it('has no default for any secret: with nothing set, exactly the secrets are refused', () => {
+      expect(secrets).toContain('KEYCLOAK_ADMIN_CLIENT_SECRET');
+      const refused = problemsOf({ NODE_ENV: 'production' }).map((problem) => problem.split(' ')[0]);
+      expect(refused.sort()).toEqual([...secrets].sort());
+    });
+
+    it('takes only NODE_ENV=development for development: unset, test, a typo or an empty secret fail closed', () => {
+      for (const nodeEnv of [undefined, '', 'test', 'Development', 'develop', 'staging']) {
+        expect(problemsOf({ ...deployed, NODE_ENV: nodeEnv }), String(nodeEnv)).toEqual([
+          expect.stringMatching(/^KEYCLOAK_ADMIN_CLIENT_SECRET is not set/),
+        ]);
+      }
+      expect(problemsOf({ ...deployed, KEYCLOAK_ADMIN_CLIENT_SECRET: '' })).toEqual([
+        expect.stringMatching(/^KEYCLOAK_ADMIN_CLIENT_SECRET is not set/),
+      ]);
+    });
+
+    it('uses the secret it is given, in production and in development alike', () => {
+      const given = { KEYCLOAK_ADMIN_CLIENT_SECRET: 'a-secret-of-our-own' };
+      expect(loadConfig({ ...deployed, ...given }).keycloakAdmin.clientSecret).toBe('a-secret-of-our-own');
+      expect(loadConfig({ ...DEVELOPMENT, ...given }).keycloakAdmin.clientSecret).toBe('a-secret-of-our-own');
+      // `npm run dev` and the tests keep working without one: the realm file's development secret.
+      expect(loadConfig(DEVELOPMENT).keycloakAdmin.clientSecret).toBe('atrium-account-admin-dev-secret');
+    });
+
+    it('lets the migration step run with DATABASE_URL alone: it holds none of the secrets', () => {
+      expect(loadDatabaseTarget({ NODE_ENV: 'production', DATABASE_URL: deployed.DATABASE_URL })).toEqual({
+        driver: 'postgresql',
+        url: deployed.DATABASE_URL,
+      });
+      expect(loadDatabaseTarget({ NODE_ENV: 'production' }, '/srv/atrium')).toEqual({
+        driver: 'sqlite',
+        path: '/srv/atrium/.data/atrium.db',
+      });
+      expect(() => loadDatabaseTarget({ DATABASE_URL: 'mysql://x/y' })).toThrow(ConfigError);
+      expect(() => loadDatabaseTarget({ DATABASE_URL: 'mysql://x/y' })).toThrow(
+        /^Invalid configuration:\n {2}- DATABASE_URL="mysql:\/\/x\/y" is invalid/,
+      );
+    });
+  });
+
   it("reaches Keycloak's token and admin endpoints by the discovery URL's name, or KEYCLOAK_ADMIN_URL", () => {
     const derived = loadConfig({
+      ...DEVELOPMENT,
       OIDC_DISCOVERY_URL: 'http://keycloak:8080/realms/atrium/.well-known/openid-configuration',
     }).keycloakAdmin;
     expect(derived.tokenUrl).toBe('http://keycloak:8080/realms/atrium/protocol/openid-connect/token');
     expect(derived.adminUrl).toBe('http://keycloak:8080/admin/realms/atrium');
     expect(
-      loadConfig({ KEYCLOAK_ADMIN_URL: 'https://kc.example.test/admin/realms/x' }).keycloakAdmin.adminUrl,
+      loadConfig({ ...DEVELOPMENT, KEYCLOAK_ADMIN_URL: 'https://kc.example.test/admin/realms/x' })
+        .keycloakAdmin.adminUrl,
     ).toBe('https://kc.example.test/admin/realms/x');
     expect(problemsOf({ KEYCLOAK_EVENTS_POLL_SECONDS: '-1', KEYCLOAK_ADMIN_URL: 'ftp://x' })).toEqual([
       expect.stringMatching(/^KEYCLOAK_ADMIN_URL=/),
@@ -75,16 +142,21 @@ describe('loadConfig', () => {
 
   it('reads the dev-override origins and names a pattern it cannot use', () => {
     expect(
-      loadConfig({ DEV_OVERRIDE_ORIGINS: 'http://localhost:*, http://127.0.0.1:*' }).devOverrideOrigins,
+      loadConfig({ ...DEVELOPMENT, DEV_OVERRIDE_ORIGINS: 'http://localhost:*, http://127.0.0.1:*' })
+        .devOverrideOrigins,
     ).toEqual(['http://localhost:*', 'http://127.0.0.1:*']);
-    expect(() => loadConfig({ DEV_OVERRIDE_ORIGINS: 'http://*.example' })).toThrow(
+    expect(() => loadConfig({ ...DEVELOPMENT, DEV_OVERRIDE_ORIGINS: 'http://*.example' })).toThrow(
       /DEV_OVERRIDE_ORIGINS="http:\/\/\*\.example" is invalid \(not an origin pattern: http:\/\/\*\.example\)/,
     );
   });
 
   it('traces only when an OTLP endpoint is set, and not when the SDK is disabled', () => {
-    expect(loadConfig({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' }).tracing).toBeUndefined();
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({
+    expect(
+      loadConfig({ ...DEVELOPMENT, OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' }).tracing,
+    ).toBeUndefined();
+    expect(
+      loadConfig({ ...DEVELOPMENT, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing,
+    ).toEqual({
       tracesUrl: 'http://collector:4318/v1/traces',
       headers: {},
       serviceName: 'atrium-api',
@@ -93,12 +165,17 @@ describe('loadConfig', () => {
       samplerRatio: 1,
     });
     expect(
-      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'TRUE' }).tracing,
+      loadConfig({
+        ...DEVELOPMENT,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_SDK_DISABLED: 'TRUE',
+      }).tracing,
     ).toBeUndefined();
   });
 
   it("reads the OpenTelemetry specification's variables for traces", () => {
     const tracing = loadConfig({
+      ...DEVELOPMENT,
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       // The signal's own endpoint is used as given, without /v1/traces appended.
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otlp.example.test/custom/traces',
@@ -121,6 +198,7 @@ describe('loadConfig', () => {
     // Without OTEL_SERVICE_NAME, a service.name among the resource attributes names the service.
     expect(
       loadConfig({
+        ...DEVELOPMENT,
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
         OTEL_RESOURCE_ATTRIBUTES: 'service.name=atrium-api-us',
       }).tracing?.serviceName,
@@ -141,12 +219,13 @@ describe('loadConfig', () => {
   });
 
   it('treats empty values as unset', () => {
-    expect(loadConfig({ PORT: '', DATABASE_URL: '' }, '/srv/atrium').port).toBe(3000);
+    expect(loadConfig({ ...DEVELOPMENT, PORT: '', DATABASE_URL: '' }, '/srv/atrium').port).toBe(3000);
   });
 
   it('reads every variable', () => {
     const config = loadConfig(
       {
+        ...DEVELOPMENT,
         PORT: '8081',
         HOST: '0.0.0.0',
         OIDC_ISSUER_URL: 'https://id.example.test/realms/atrium',
@@ -204,14 +283,15 @@ describe('loadConfig', () => {
   });
 
   it('accepts postgres:// and resolves sqlite paths against the working directory', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/atrium' }).database.driver).toBe(
-      'postgresql',
-    );
-    expect(loadConfig({ DATABASE_URL: 'sqlite:data/x.db' }, '/srv').database).toEqual({
+    expect(
+      loadConfig({ ...DEVELOPMENT, DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/atrium' }).database
+        .driver,
+    ).toBe('postgresql');
+    expect(loadConfig({ ...DEVELOPMENT, DATABASE_URL: 'sqlite:data/x.db' }, '/srv').database).toEqual({
       driver: 'sqlite',
       path: '/srv/data/x.db',
     });
-    expect(loadConfig({ DATABASE_URL: 'sqlite:/abs/x.db' }, '/srv').database).toEqual({
+    expect(loadConfig({ ...DEVELOPMENT, DATABASE_URL: 'sqlite:/abs/x.db' }, '/srv').database).toEqual({
       driver: 'sqlite',
       path: '/abs/x.db',
     });

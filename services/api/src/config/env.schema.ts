@@ -160,7 +160,7 @@ const HINTS: Record<string, { expected: string; example: string }> = {
   },
   KEYCLOAK_ADMIN_CLIENT_SECRET: {
     expected: "that client's secret (the realm's ATRIUM_ACCOUNT_ADMIN_SECRET)",
-    example: 'KEYCLOAK_ADMIN_CLIENT_SECRET=atrium-account-admin-dev-secret',
+    example: 'KEYCLOAK_ADMIN_CLIENT_SECRET=<the secret of atrium-account-admin>',
   },
   KEYCLOAK_ADMIN_URL: {
     expected:
@@ -223,6 +223,24 @@ const HINTS: Record<string, { expected: string; example: string }> = {
   LOG_LEVEL: { expected: `one of ${LOG_LEVELS.join(', ')}`, example: 'LOG_LEVEL=log' },
   DB_MIGRATE_ON_BOOT: { expected: 'true or false', example: 'DB_MIGRATE_ON_BOOT=false' },
 };
+
+/**
+ * The secrets, each with the well-known value it has in development only (the realm file's development
+ * default). Anywhere else a secret has no default: an API deployed without one stops at start-up instead of
+ * running with a value everyone can read in the repository.
+ */
+const DEVELOPMENT_SECRETS = {
+  KEYCLOAK_ADMIN_CLIENT_SECRET: 'atrium-account-admin-dev-secret',
+} as const;
+
+/**
+ * Whether `env` is a development environment, the only one where secrets have defaults: `NODE_ENV=development`
+ * (`npm run dev`, the tests' own configurations). Unset counts as not development, so a server started without
+ * it fails closed; the API image sets `production`.
+ */
+export function isDevelopment(env: NodeJS.ProcessEnv): boolean {
+  return env['NODE_ENV'] === 'development';
+}
 
 /** Variables whose values may be credentials: an error names them but never prints them. */
 const UNPRINTED = new Set([
@@ -360,7 +378,10 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
-/** Schema of the API's environment; every variable has a development default except secrets (there are none). */
+/**
+ * Schema of the API's environment: every variable has a default except the secrets, which have one only in
+ * development (DEVELOPMENT_SECRETS).
+ */
 export const envSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -395,8 +416,8 @@ export const envSchema = z.object({
   ALLOWED_REMOTE_ORIGINS: originList.default(['http://localhost:4100']),
   SHELL_CLIENTS: clientList.default(['atrium-shell']),
   KEYCLOAK_ADMIN_CLIENT_ID: z.string().min(1).default('atrium-account-admin'),
-  // The realm's development default; docker compose and Kubernetes require a real one (docs/deploy.md).
-  KEYCLOAK_ADMIN_CLIENT_SECRET: z.string().min(1).default('atrium-account-admin-dev-secret'),
+  // A secret: no default here, the realm's development value in development only (DEVELOPMENT_SECRETS).
+  KEYCLOAK_ADMIN_CLIENT_SECRET: z.string().min(1),
   KEYCLOAK_ADMIN_URL: httpUrl.refine((value) => !value.endsWith('/'), 'remove the trailing slash').optional(),
   KEYCLOAK_EVENTS_POLL_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
   // Off unless configured: production never loads a dev server's code unless an operator says so.
@@ -431,40 +452,59 @@ export class ConfigError extends Error {
 }
 
 /**
+ * Validates the variables `names` of `env` with `schema`. Empty strings count as unset so that `FOO=` in a .env
+ * file falls back to the default; in development, an unset secret gets its development value.
+ */
+function parseVariables<T>(schema: z.ZodType<T>, names: readonly string[], env: NodeJS.ProcessEnv): T {
+  const secretDefaults: Record<string, string> = isDevelopment(env) ? DEVELOPMENT_SECRETS : {};
+  const relevant = Object.fromEntries(
+    names
+      .map((key) => [key, env[key] || secretDefaults[key]] as const)
+      .filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const result = schema.safeParse(relevant);
+  if (result.success) return result.data;
+  const byVariable = new Map<string, string>();
+  for (const issue of result.error.issues) {
+    const variable = String(issue.path[0] ?? '(environment)');
+    if (byVariable.has(variable)) continue;
+    const hint = HINTS[variable];
+    if (variable in DEVELOPMENT_SECRETS && relevant[variable] === undefined) {
+      byVariable.set(
+        variable,
+        `${variable} is not set: expected ${hint?.expected ?? 'a secret'}. A secret has no default outside ` +
+          `development (NODE_ENV=${env['NODE_ENV'] || '(unset)'}; only NODE_ENV=development has one)`,
+      );
+      continue;
+    }
+    // Exporter headers may hold credentials: a bad one is named, its value is never printed.
+    const got = UNPRINTED.has(variable) ? '(value not shown)' : JSON.stringify(relevant[variable] ?? null);
+    byVariable.set(
+      variable,
+      hint
+        ? `${variable}=${got} is invalid (${issue.message}): expected ${hint.expected}, e.g. ${hint.example}`
+        : `${variable}: ${issue.message}`,
+    );
+  }
+  throw new ConfigError([...byVariable.values()]);
+}
+
+/** A SQLite path resolved against `cwd` (`:memory:` stays as it is); PostgreSQL as given. */
+function resolveDatabase(target: DatabaseTarget, cwd: string): DatabaseTarget {
+  return target.driver === 'sqlite' && target.path !== ':memory:'
+    ? { driver: 'sqlite', path: resolve(cwd, target.path) }
+    : target;
+}
+
+/**
  * Reads and validates the API's configuration from `env` (normally `process.env`).
  * Empty strings count as unset so that `FOO=` in a .env file falls back to the default.
  *
  * @throws ConfigError naming every missing or bad variable, with what it expects and an example.
  */
 export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): AppConfig {
-  const relevant = Object.fromEntries(
-    Object.keys(envSchema.shape)
-      .map((key) => [key, env[key]] as const)
-      .filter(([, value]) => value !== undefined && value !== ''),
-  );
-  const result = envSchema.safeParse(relevant);
-  if (!result.success) {
-    const byVariable = new Map<string, string>();
-    for (const issue of result.error.issues) {
-      const variable = String(issue.path[0] ?? '(environment)');
-      if (byVariable.has(variable)) continue;
-      const hint = HINTS[variable];
-      // Exporter headers may hold credentials: a bad one is named, its value is never printed.
-      const got = UNPRINTED.has(variable) ? '(value not shown)' : JSON.stringify(relevant[variable] ?? null);
-      byVariable.set(
-        variable,
-        hint
-          ? `${variable}=${got} is invalid (${issue.message}): expected ${hint.expected}, e.g. ${hint.example}`
-          : `${variable}: ${issue.message}`,
-      );
-    }
-    throw new ConfigError([...byVariable.values()]);
-  }
-  const parsed = result.data;
-  const database: DatabaseTarget =
-    parsed.DATABASE_URL.driver === 'sqlite' && parsed.DATABASE_URL.path !== ':memory:'
-      ? { driver: 'sqlite', path: resolve(cwd, parsed.DATABASE_URL.path) }
-      : parsed.DATABASE_URL;
+  const parsed = parseVariables(envSchema, Object.keys(envSchema.shape), env);
+  const database = resolveDatabase(parsed.DATABASE_URL, cwd);
   const oidcDiscoveryUrl =
     parsed.OIDC_DISCOVERY_URL ?? `${parsed.OIDC_ISSUER_URL}/.well-known/openid-configuration`;
   // Keycloak serves a realm at <base>/realms/<name> and its admin API at <base>/admin/realms/<name>.
@@ -537,8 +577,19 @@ function tracingConfig(parsed: z.infer<typeof envSchema>): TracingConfig | undef
   };
 }
 
+/**
+ * Only the database of the API's configuration, for the migration step, which needs nothing else (in particular
+ * none of the API's secrets).
+ *
+ * @throws ConfigError when DATABASE_URL is bad.
+ */
+export function loadDatabaseTarget(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): DatabaseTarget {
+  const schema = envSchema.pick({ DATABASE_URL: true });
+  return resolveDatabase(parseVariables(schema, ['DATABASE_URL'], env).DATABASE_URL, cwd);
+}
+
 /** Creates the folder a SQLite file lives in; separate from validation so that tests stay side-effect free. */
-export function ensureDatabaseDirectory(config: AppConfig): void {
+export function ensureDatabaseDirectory(config: Pick<AppConfig, 'database'>): void {
   if (config.database.driver === 'sqlite' && config.database.path !== ':memory:') {
     mkdirSync(dirname(config.database.path), { recursive: true });
   }

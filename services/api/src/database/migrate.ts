@@ -1,13 +1,13 @@
-import { ConfigError, ensureDatabaseDirectory, loadConfig } from '../config/env.schema.js';
+import { ConfigError, ensureDatabaseDirectory, loadDatabaseTarget } from '../config/env.schema.js';
 import { migrateDatabase } from './migrate-database.js';
 
-// `npm run migrate`: applies pending migrations to DATABASE_URL and says what it did.
+// `npm run migrate`: applies pending migrations to DATABASE_URL and says what it did. It reads DATABASE_URL
+// alone: the migration one-shots (compose `migrate`, the Kubernetes Job) hold none of the API's secrets.
 try {
-  const config = loadConfig(process.env);
-  ensureDatabaseDirectory(config);
-  const target =
-    config.database.driver === 'postgresql' ? redact(config.database.url) : `sqlite:${config.database.path}`;
-  const applied = await migrateDatabase(config.database);
+  const database = loadDatabaseTarget(process.env);
+  ensureDatabaseDirectory({ database });
+  const target = database.driver === 'postgresql' ? redact(database.url) : `sqlite:${database.path}`;
+  const applied = await migrateDatabase(database);
   if (applied.length === 0) {
     console.log(`${target}: schema is up to date, no migration applied.`);
   } else {

@@ -62,6 +62,8 @@ beforeAll(async () => {
       OIDC_ISSUER_URL: issuer,
       DATABASE_URL: databaseUrl,
       KEYCLOAK_EVENTS_POLL_SECONDS: '0',
+      // Deployed, the API has no default for a secret; this one is never used here (no account route, no poll).
+      KEYCLOAK_ADMIN_CLIENT_SECRET: 'tracing-spec-unused-secret',
       LOG_LEVEL: 'log',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     },

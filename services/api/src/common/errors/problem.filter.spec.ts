@@ -162,6 +162,7 @@ describe('unexpected errors', () => {
 
   beforeAll(async () => {
     const config = loadConfig({
+      NODE_ENV: 'development',
       DATABASE_URL: 'sqlite::memory:',
       OIDC_ISSUER_URL: 'http://127.0.0.1:1/realms/none',
     });
