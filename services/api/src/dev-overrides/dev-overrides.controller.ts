@@ -4,6 +4,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditService } from '../audit/audit.service.js';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
+import { DEVELOPER_ROLE } from '../auth/role-names.js';
 import { Roles } from '../auth/roles.decorator.js';
 import { DevOverrideRefusedError } from '../common/errors/domain-errors.js';
 import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
@@ -16,9 +17,6 @@ import {
   devOverrideRecordSchema,
   devOverrideSchema,
 } from './dev-overrides.schemas.js';
-
-/** Realm role of people who may load a remote's dev build in their own session (the dev realm's `ada`). */
-export const DEVELOPER_ROLE = 'atrium-developer';
 
 /**
  * Dev overrides: a developer's browser session loads a remote from a dev server instead of its active release.

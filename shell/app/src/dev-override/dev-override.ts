@@ -4,6 +4,7 @@ import {
   DEV_SERVER_ENTRY_PATH,
   devOverrideOriginAllowed,
 } from '@atrium/sdk/dev-override-rules';
+import { DEVELOPER_ROLE } from '@atrium/sdk/role-names';
 import { DEV_OVERRIDE_PARAM } from './dev-override-keys';
 
 /**
@@ -17,9 +18,6 @@ import { DEV_OVERRIDE_PARAM } from './dev-override-keys';
  * and only for this tab's session (sessionStorage). This module and the banner (dev-override-panel.tsx) are a
  * chunk of their own that the shell loads only when the tab has an override or its address asks for one.
  */
-
-/** Realm role of the people who may use dev overrides (the dev realm's `ada`). */
-export const DEVELOPER_ROLE = 'atrium-developer';
 
 /**
  * One remote loaded from a dev server in this session (`url`: the dev server's mf-manifest.json or
