@@ -430,7 +430,8 @@ export interface components {
          *       "version": "1.0.1",
          *       "entry": "http://localhost:4100/profile/1.0.1/mf-manifest.json",
          *       "integrity": "sha384-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
-         *       "manifestIntegrity": "sha384-BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"
+         *       "manifestIntegrity": "sha384-BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB",
+         *       "requiredRoles": []
          *     }
          */
         readonly RemoteEntry: {
@@ -445,6 +446,8 @@ export interface components {
             readonly integrity: string;
             /** @description SRI hash of the mf-manifest.json, its exact bytes */
             readonly manifestIntegrity: string;
+            /** @description the roles it requires, all of which the caller holds; the shell lets no dev override replace a remote that requires the administrator role */
+            readonly requiredRoles: readonly string[];
         };
         readonly CreateRemote: {
             /**
