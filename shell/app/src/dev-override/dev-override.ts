@@ -8,6 +8,7 @@ import {
   platformOriginProblem,
 } from '@atrium/sdk/dev-override-rules';
 import { ADMIN_ROLE, DEVELOPER_ROLE } from '@atrium/sdk/role-names';
+import { trustDevServer } from '../remote-loading/trusted-script-urls';
 import { DEV_OVERRIDE_PARAM } from './dev-override-keys';
 
 /**
@@ -184,7 +185,8 @@ export async function decideDevOverrides(
  * dev build changes at every save, so the registry cannot vouch for it: the shell hashes the dev server's
  * manifest and remoteEntry.js as it fetches them now, and the loader then runs them through its usual
  * integrity-checked path (the script runs only with the bytes hashed here, fetched into the browser's cache the
- * way the script tag requests them). Nothing is fetched from a dev server before the override was decided active.
+ * way the script tag requests them). The dev server's files become trusted script URLs (Trusted Types) for its
+ * remote. Nothing is fetched from, or trusted of, a dev server before the override was decided active.
  */
 export async function applyDevOverrides(
   active: readonly DevOverride[],
@@ -194,6 +196,8 @@ export async function applyDevOverrides(
     remotes.map(async (remote) => {
       const override = active.find((candidate) => candidate.remote === remote.name);
       if (override === undefined) return remote;
+      // Its chunks and hot updates load through the bundler's runtime, by names no manifest lists.
+      trustDevServer(remote.name, new URL('./', devManifestUrl(override)).href);
       const [manifestIntegrity, integrity] = await Promise.all([
         sha384Of(devManifestUrl(override), 'omit'),
         sha384Of(devEntryUrl(override), 'same-origin'),
