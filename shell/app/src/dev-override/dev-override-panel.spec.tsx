@@ -10,6 +10,7 @@ import {
   type DevOverrideDecision,
   platformOrigins,
   storedDevOverrides,
+  storeDevOverride,
 } from './dev-override';
 import { DevOverridePanel } from './dev-override-panel';
 
@@ -148,5 +149,23 @@ describe('DevOverridePanel, the overrides of this tab', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Reset to the active release' }));
     await vi.waitFor(() => expect(replace).toHaveBeenCalledWith('/profile'));
     expect(api.request).toHaveBeenCalledWith('DELETE', '/api/dev-overrides');
+  });
+
+  it('forgets an ignored override, and only that one, when the person asks', async () => {
+    openAt();
+    const other = { remote: 'other', url: 'http://localhost:5009/mf-manifest.json' };
+    storeDevOverride(profile);
+    storeDevOverride(other);
+    const decision = Promise.resolve({
+      active: [profile],
+      ignored: [{ override: other, reason: 'the API has not approved it for this sign-in session' }],
+    });
+    render(
+      <DevOverridePanel context={context} decision={decision} api={apiAnswering(() => Promise.resolve())} />,
+    );
+    fireEvent.click(await screen.findByRole('button', { name: 'Forget it' }));
+
+    expect(storedDevOverrides()).toEqual([profile]);
+    expect(replace).toHaveBeenCalledWith('/profile');
   });
 });
