@@ -143,3 +143,75 @@ export async function nextRenewal(
     await page.waitForTimeout(1_000);
   }
 }
+
+/** What the API answered a request made by {@link callApiInPage}. */
+export interface ApiAnswer {
+  readonly status: number;
+  readonly body: Record<string, unknown> | null;
+}
+
+/**
+ * Code running in the page calls the API itself, past the shell's own checks, with the page's access token and a
+ * proof signed by the page's own DPoP key (as {@link redeemInPage} does at Keycloak): what the API alone decides.
+ */
+export async function callApiInPage(
+  page: Page,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<ApiAnswer> {
+  return page.evaluate(
+    async ({ method, url, body }) => {
+      const key = Object.keys(localStorage).find((name) => name.startsWith('oidc.user:'));
+      const token = (JSON.parse(localStorage.getItem(key ?? '') ?? '{}') as { access_token?: string })
+        .access_token;
+      if (!token) throw new Error('the page holds no session');
+      const keys = await new Promise<CryptoKeyPair>((resolve, reject) => {
+        const open = indexedDB.open('oidc');
+        open.onerror = () => reject(open.error ?? new Error('indexedDB'));
+        open.onsuccess = () => {
+          const read = open.result.transaction('dpop').objectStore('dpop').get('atrium-shell');
+          read.onerror = () => reject(read.error ?? new Error('read'));
+          read.onsuccess = () => resolve((read.result as { keys: CryptoKeyPair }).keys);
+        };
+      });
+      const { kty, crv, x, y } = await crypto.subtle.exportKey('jwk', keys.publicKey);
+      const encode = (bytes: Uint8Array) =>
+        btoa(String.fromCharCode(...bytes))
+          .replace(/\+/g, '-')
+          .replace(/\//g, '_')
+          .replace(/=+$/, '');
+      const part = (value: object) => encode(new TextEncoder().encode(JSON.stringify(value)));
+      const ath = encode(
+        new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token))),
+      );
+      const input = `${part({ alg: 'ES256', typ: 'dpop+jwt', jwk: { kty, crv, x, y } })}.${part({
+        htm: method,
+        htu: url,
+        jti: crypto.randomUUID(),
+        iat: Math.floor(Date.now() / 1000),
+        ath,
+      })}`;
+      const signature = await crypto.subtle.sign(
+        { name: 'ECDSA', hash: 'SHA-256' },
+        keys.privateKey,
+        new TextEncoder().encode(input),
+      );
+      const response = await fetch(url, {
+        method,
+        headers: {
+          Authorization: `DPoP ${token}`,
+          DPoP: `${input}.${encode(new Uint8Array(signature))}`,
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return {
+        status: response.status,
+        body: text === '' ? null : (JSON.parse(text) as Record<string, unknown>),
+      };
+    },
+    { method, url: `${API_URL}${path}`, body },
+  );
+}

@@ -3,7 +3,7 @@
 //      (services/api/src/contract.ts, from the API's build) → shell/sdk/src/generated/openapi.json
 //   2. TypeScript wire types from it (openapi-typescript)      → shell/sdk/src/generated/api.ts
 //   3. the API's dependency-free rule modules (RULE_MODULES in generate.ts: the remote-name and version rule,
-//      telemetry's batch bounds, the dev-override origin rule)  → shell/sdk/src/generated/<same name>.ts
+//      telemetry's batch bounds, the dev-override origin rule, the role names) → shell/sdk/src/generated/<same name>.ts
 //   4. Redocly's lint of the document (redocly.yaml): any error fails.
 // `npm run contract -- --check` (a stage of `npm test`) writes nothing: it fails when a committed file
 // differs from what the API now describes, then lints the document.

@@ -16,6 +16,7 @@ export const RULE_MODULES = {
   'services/api/src/registry/remote-rules.ts': 'shell/sdk/src/generated/remote-rules.ts',
   'services/api/src/telemetry/telemetry-rules.ts': 'shell/sdk/src/generated/telemetry-rules.ts',
   'services/api/src/dev-overrides/dev-override-rules.ts': 'shell/sdk/src/generated/dev-override-rules.ts',
+  'services/api/src/auth/role-names.ts': 'shell/sdk/src/generated/role-names.ts',
 } as const;
 
 const HEADER = (source: string) =>

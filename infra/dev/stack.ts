@@ -24,11 +24,25 @@ import type { components } from '../../shell/sdk/src/generated/api.ts';
 export const repoRoot = resolve(import.meta.dirname, '../..');
 
 /**
- * Where the local stack lets developers load a remote's dev build from (`npm run dev --workspace remotes/<name>`
- * serves on localhost): the API's DEV_OVERRIDE_ORIGINS and the shell's `devOverrides.allowedOrigins`, and so
- * its Content-Security-Policy. Deployed shells have none unless an operator configures them.
+ * Where the local stack lets developers load a remote's dev build from: each remote's dev server
+ * (`npm run dev --workspace remotes/<name>` serves on `http://localhost:<atrium.devPort>`), and no other port of
+ * this machine. These are the API's DEV_OVERRIDE_ORIGINS and the shell's `devOverrides.allowedOrigins`, and so
+ * script sources of its Content-Security-Policy: `http://localhost:*` would let the API, Keycloak and the mail
+ * inbox, all on localhost, serve the shell scripts. A remote added while the stack runs is allowed at its next
+ * start. Deployed shells have none unless an operator configures them.
  */
-const DEV_OVERRIDE_ORIGINS = ['http://localhost:*', 'http://127.0.0.1:*'];
+export function devServerOrigins(remoteDirs: readonly string[]): string[] {
+  return remoteDirs.map((dir) => {
+    const { atrium } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      atrium?: { devPort?: unknown };
+    };
+    const port = atrium?.devPort;
+    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
+      throw new Error(`${join(dir, 'package.json')} names no dev server port (atrium.devPort)`);
+    }
+    return `http://localhost:${port}`;
+  });
+}
 
 export interface StackOptions {
   /** Where the API keeps its data; SQLite under .data/ unless set. */
@@ -94,6 +108,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const shellPort = options.shellPort ?? 4000;
   const releasePort = options.releasePort ?? 4100;
   const dataDir = join(repoRoot, '.data');
+  const devOverrideOrigins = devServerOrigins(listRemotePackages(repoRoot).map((remote) => remote.dir));
   const stoppers: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const stopOne of stoppers.reverse()) await stopOne().catch(() => undefined);
@@ -142,7 +157,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         'atrium-account-admin-dev-secret',
       KEYCLOAK_EVENTS_POLL_SECONDS: process.env.KEYCLOAK_EVENTS_POLL_SECONDS ?? '5',
       // Developers (role atrium-developer) may load a remote from a dev server on this machine.
-      DEV_OVERRIDE_ORIGINS: DEV_OVERRIDE_ORIGINS.join(','),
+      DEV_OVERRIDE_ORIGINS: devOverrideOrigins.join(','),
       ...options.apiEnv,
     };
     log('api: applying migrations…');
@@ -238,7 +253,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           ATRIUM_REMOTES_URL: `${apiUrl}/api/remotes`,
           ATRIUM_REMOTE_TIMEOUT_MS: String(options.remoteTimeoutMs ?? 10_000),
           ATRIUM_REMOTE_ORIGINS: releasesUrl,
-          ATRIUM_DEV_OVERRIDE_ORIGINS: DEV_OVERRIDE_ORIGINS.join(' '),
+          ATRIUM_DEV_OVERRIDE_ORIGINS: devOverrideOrigins.join(' '),
           ATRIUM_OTLP_TRACES_URL: tracesUrl ?? '',
         }),
         root: shellDir,
@@ -259,7 +274,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
             apiBaseUrl: apiUrl,
             remotesUrl: `${apiUrl}/api/remotes`,
             ...(options.remoteTimeoutMs !== undefined ? { remoteTimeoutMs: options.remoteTimeoutMs } : {}),
-            devOverrides: { allowedOrigins: DEV_OVERRIDE_ORIGINS },
+            devOverrides: { allowedOrigins: devOverrideOrigins },
             ...(tracesUrl ? { tracing: { otlpTracesUrl: tracesUrl } } : {}),
           }),
         },

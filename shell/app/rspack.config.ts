@@ -134,6 +134,9 @@ export default defineConfig((_env, argv) => {
       host: 'localhost',
       historyApiFallback: true,
       headers: devServerHeaders,
+      // The error overlay writes HTML through a Trusted Types policy of its own, which the shell's CSP does not
+      // name: errors show in the terminal and the console instead (as for the remotes' dev servers).
+      client: { overlay: false },
     },
     optimization: {
       splitChunks: {

@@ -11,6 +11,7 @@ import {
   renderNginxConfig,
   shellSecurityHeaders,
 } from './security-headers.ts';
+import { REMOTE_LOADER_POLICY } from '../src/remote-loading/remote-loader-policy.ts';
 
 const [shellConfig, releaseStoreConfig] = NGINX_CONFIGS;
 const shellTemplate = readFileSync(shellConfig.path, 'utf8');
@@ -75,7 +76,17 @@ describe("the shell's security headers", () => {
     expect(policy['frame-ancestors']).toEqual(["'none'"]);
     expect(policy['object-src']).toEqual(["'none'"]);
     expect(policy['base-uri']).toEqual(["'self'"]);
-    expect(JSON.stringify(policy)).not.toMatch(/unsafe|\*|data:.*script/);
+    expect(JSON.stringify(policy)).not.toMatch(/unsafe|\*/);
+    expect(policy['script-src']!.join(' ')).not.toMatch(/data:|blob:/);
+  });
+
+  it("require Trusted Types for scripts, through the remote loader's policy and its default one only", () => {
+    const policy = directives(shellSecurityHeaders(origins)['Content-Security-Policy']!);
+    expect(policy['require-trusted-types-for']).toEqual(["'script'"]);
+    expect(policy['trusted-types']).toEqual([REMOTE_LOADER_POLICY, 'default']);
+    // Not 'allow-duplicates': a second policy of either name cannot be created.
+    const filled = directives(serverHeaders(envsubst(shellTemplate, env))['Content-Security-Policy']!);
+    expect(filled['trusted-types']).toEqual([REMOTE_LOADER_POLICY, 'default']);
   });
 
   it('allow dev servers (scripts and hot-update sockets) only where dev overrides are configured', () => {

@@ -6,6 +6,7 @@
 //   security-headers.spec.ts fails when one is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { REMOTE_LOADER_POLICY } from '../src/remote-loading/remote-loader-policy.ts';
 
 /** Where the shell's Content-Security-Policy lets it load code and send requests. */
 export interface ShellOrigins {
@@ -30,9 +31,16 @@ export interface ShellOrigins {
 }
 
 /**
- * The shell's Content-Security-Policy: scripts only from the shell itself and the release origins; requests only
- * to the shell, the API, Keycloak's realm and the release origins. The shell has no inline script or style, and
- * remotes' stylesheets come from the release store. Sources with a trailing / match every path below them.
+ * The shell's Content-Security-Policy: scripts only from the shell itself, the release origins and the configured
+ * dev-override origins; requests only to the shell, the API, Keycloak's realm and those origins. The shell has no
+ * inline script or style, and remotes' stylesheets come from the release store. Sources with a trailing / match
+ * every path below them.
+ *
+ * Trusted Types for scripts: a script URL, HTML or script text may reach the DOM only through a policy, and the
+ * only policies are the remote loader's and the `default` one it creates with the same rule, which pass only the
+ * shell's chunks and the files the registry pinned for the releases being loaded
+ * (src/remote-loading/trusted-script-urls.ts). Nothing else of React's, the bundler's or the federation runtime's
+ * needs one: they create no HTML from strings, and their chunk loaders' script URLs go through `default`.
  */
 export function shellContentSecurityPolicy({
   apiUrl,
@@ -56,6 +64,8 @@ export function shellContentSecurityPolicy({
     "base-uri 'self'",
     "object-src 'none'",
     "form-action 'self'",
+    "require-trusted-types-for 'script'",
+    `trusted-types ${REMOTE_LOADER_POLICY} default`,
   ].join('; ');
 }
 

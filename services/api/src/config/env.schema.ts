@@ -176,7 +176,7 @@ const HINTS: Record<string, { expected: string; example: string }> = {
     expected:
       'a comma-separated list of origins (scheme://host[:port], or scheme://host:* for any port) whose dev ' +
       'servers people with the role atrium-developer may load in their own session; unset: overrides are off',
-    example: 'DEV_OVERRIDE_ORIGINS=http://localhost:*,http://127.0.0.1:*',
+    example: 'DEV_OVERRIDE_ORIGINS=http://localhost:5001,http://localhost:5002',
   },
   OTEL_EXPORTER_OTLP_ENDPOINT: {
     expected:

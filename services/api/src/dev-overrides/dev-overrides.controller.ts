@@ -1,70 +1,69 @@
-import { EntityManager } from '@mikro-orm/core';
-import { Body, Controller, Inject, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Post, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditService } from '../audit/audit.service.js';
+import { z } from 'zod';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
+import { DEVELOPER_ROLE } from '../auth/role-names.js';
 import { Roles } from '../auth/roles.decorator.js';
-import { DevOverrideRefusedError } from '../common/errors/domain-errors.js';
 import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { RequestContextInterceptor } from '../database/request-context.interceptor.js';
-import { devOverrideOriginAllowed } from './dev-override-rules.js';
+import { DevOverridesService } from './dev-overrides.service.js';
 import {
   type DevOverride,
+  type DevOverrideApprovals,
   type DevOverrideRecord,
+  devOverrideApprovalsSchema,
   devOverrideRecordSchema,
   devOverrideSchema,
 } from './dev-overrides.schemas.js';
 
-/** Realm role of people who may load a remote's dev build in their own session (the dev realm's `ada`). */
-export const DEVELOPER_ROLE = 'atrium-developer';
-
 /**
  * Dev overrides: a developer's browser session loads a remote from a dev server instead of its active release.
- * The override itself lives in that session only; the API's part is to refuse it to anyone without the
- * developer role or for an origin it does not allow, and to record each one in the audit log before the shell
- * runs any of the dev server's code.
+ * The API refuses one to anyone without the developer role, from an origin it does not allow or that is the
+ * platform's own, and for a remote only administrators may see; it approves the others for the caller's sign-in
+ * session, recorded in the audit log before the shell runs any of the dev server's code, and tells the shell at
+ * every load which overrides that session may apply (dev-overrides.service.ts).
  */
 @ApiTags('dev-overrides')
 @Controller('dev-overrides')
 @UseInterceptors(RequestContextInterceptor)
+@Roles(DEVELOPER_ROLE)
 export class DevOverridesController {
-  constructor(
-    private readonly em: EntityManager,
-    private readonly audit: AuditService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly devOverrides: DevOverridesService) {}
 
   @Post()
-  @Roles(DEVELOPER_ROLE)
   @ApiOperation({
     summary:
-      "Record that the caller's session loads a remote from a dev server (role atrium-developer, allowed origins only)",
+      "Approve, for the caller's sign-in session, loading a remote from a dev server, and record it in the audit log (role atrium-developer, allowed origins only)",
   })
   @ApiAuthenticated('validation_failed', 'invalid_token', 'insufficient_scope', 'dev_override_refused')
-  @ApiDocument(201, devOverrideRecordSchema, 'the override was allowed and recorded in the audit log')
-  async record(
+  @ApiDocument(201, devOverrideRecordSchema, 'the override was approved and recorded in the audit log')
+  record(
     @CurrentUser() user: AuthenticatedUser,
     @Body({ schema: devOverrideSchema }) body: DevOverride,
   ): Promise<DevOverrideRecord> {
-    const origins = this.config.devOverrideOrigins;
-    if (!devOverrideOriginAllowed(body.url, origins)) throw new DevOverrideRefusedError(body.url, origins);
-    const recordedAt = new Date();
-    await this.em.transactional((em) => {
-      this.audit.record(
-        em,
-        {
-          actor: user.actor,
-          action: 'dev.override.activated',
-          // As the shell's address names it: <remote>@<dev server>.
-          target: `${body.remote}@${body.url}`,
-          details: { remote: body.remote, url: body.url },
-        },
-        recordedAt,
-      );
-      return Promise.resolve();
-    });
-    return { remote: body.remote, url: body.url, actor: user.actor, recordedAt: recordedAt.toISOString() };
+    return this.devOverrides.approve(user, body);
+  }
+
+  @Get()
+  @ApiOperation({
+    summary:
+      "The dev overrides approved for the caller's sign-in session that still pass the rules: the only ones the shell applies (role atrium-developer)",
+  })
+  @ApiAuthenticated('invalid_token', 'insufficient_scope')
+  @ApiDocument(200, devOverrideApprovalsSchema, "the approvals of the caller's session")
+  async approvals(@CurrentUser() user: AuthenticatedUser): Promise<DevOverrideApprovals> {
+    return { overrides: await this.devOverrides.approvals(user) };
+  }
+
+  @Delete()
+  @ApiOperation({
+    summary:
+      "Withdraw every dev override approved for the caller's sign-in session, recorded in the audit log (role atrium-developer)",
+  })
+  @ApiAuthenticated('invalid_token', 'insufficient_scope')
+  @ApiDocument(204, z.null(), 'no dev override is approved for this session any more')
+  async reset(@CurrentUser() user: AuthenticatedUser): Promise<void> {
+    await this.devOverrides.reset(user);
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module.js';
 import { DevOverridesController } from './dev-overrides.controller.js';
+import { DevOverridesService } from './dev-overrides.service.js';
 
-@Module({ imports: [AuditModule], controllers: [DevOverridesController] })
+@Module({ imports: [AuditModule], controllers: [DevOverridesController], providers: [DevOverridesService] })
 export class DevOverridesModule {}

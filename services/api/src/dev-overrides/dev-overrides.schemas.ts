@@ -21,7 +21,18 @@ export type DevOverride = z.output<typeof devOverrideSchema>;
 
 export const devOverrideRecordSchema = z
   .object({ remote: z.string(), url: z.string(), actor: z.string(), recordedAt: z.string() })
-  .meta({ id: 'DevOverrideRecord' });
+  .meta({ id: 'DevOverrideRecord', description: "a dev override the API approved for the caller's session" });
+
+export const devOverrideApprovalsSchema = z.object({ overrides: z.array(devOverrideRecordSchema) }).meta({
+  id: 'DevOverrideApprovals',
+  description:
+    "the dev overrides approved for the caller's sign-in session (the token's sid) since its last reset, that " +
+    'the rules still allow: the only ones the shell applies',
+});
+
+export interface DevOverrideApprovals {
+  overrides: DevOverrideRecord[];
+}
 
 export interface DevOverrideRecord {
   remote: string;

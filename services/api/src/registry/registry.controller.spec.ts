@@ -209,6 +209,7 @@ describe('registry of remotes on SQLite', () => {
       version: '1.0.0',
       entry: 'http://localhost:4100/timeoff/1.0.0/mf-manifest.json',
       ...releaseHashes('timeoff', '1.0.0'),
+      requiredRoles: [],
     });
   });
 

@@ -289,6 +289,7 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
       version: '1.1.0',
       entry: manifest(open, '1.1.0'),
       ...releaseHashes(open, '1.1.0'),
+      requiredRoles: [],
     });
     // The owning deployer may roll its own remote back, too.
     expect((await activate(open, '1.0.0', deployer)).json()).toMatchObject({ activeVersion: '1.0.0' });

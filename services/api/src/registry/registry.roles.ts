@@ -1,17 +1,13 @@
 import type { AuthenticatedUser } from '../auth/access-token.js';
+import { ADMIN_ROLE, PUBLISHER_ROLE } from '../auth/role-names.js';
 import {
   CanaryAudienceRefusedError,
   InsufficientScopeError,
   NotRemoteOwnerError,
 } from '../common/errors/domain-errors.js';
 
-/** Realm role of the deployment pipelines' service accounts: may publish versions of the remotes they own. */
-export const PUBLISHER_ROLE = 'remote-publisher';
-/**
- * Realm role of administrators: create remotes and change their settings and owner, activate any version,
- * read the registry's history.
- */
-export const ADMIN_ROLE = 'atrium-admin';
+// The registry's roles, from the one module that names them (re-exported for the registry's own callers).
+export { ADMIN_ROLE, PUBLISHER_ROLE };
 
 /**
  * Who decides which version people get (activation, canaries): an administrator for any remote, a deployer

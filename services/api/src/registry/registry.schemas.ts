@@ -256,6 +256,12 @@ export const remoteListSchema = z
           entry: z.string().describe("the active version's mf-manifest.json URL"),
           integrity: z.string().describe('SRI hash of the remoteEntry.js the manifest names'),
           manifestIntegrity: z.string().describe('SRI hash of the mf-manifest.json, its exact bytes'),
+          requiredRoles: z
+            .array(z.string())
+            .describe(
+              'the roles it requires, all of which the caller holds; the shell lets no dev override replace a ' +
+                'remote that requires the administrator role',
+            ),
         })
         .meta({
           id: 'RemoteEntry',
@@ -269,6 +275,7 @@ export const remoteListSchema = z
             entry: 'http://localhost:4100/profile/1.0.1/mf-manifest.json',
             integrity: `sha384-${'A'.repeat(64)}`,
             manifestIntegrity: `sha384-${'B'.repeat(64)}`,
+            requiredRoles: [],
           },
         }),
     ),

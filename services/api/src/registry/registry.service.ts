@@ -371,8 +371,8 @@ interface Servable {
 }
 
 function servableOf(remote: ActiveRemote): Servable {
-  const { requiredRoles: _requiredRoles, canary, ...stable } = remote;
-  return { stable, canary };
+  const { requiredRoles, canary, ...stable } = remote;
+  return { stable: { ...stable, requiredRoles: [...requiredRoles] }, canary };
 }
 
 /** The active version of the remote, or its running canary's when the caller is in the canary's audience. */

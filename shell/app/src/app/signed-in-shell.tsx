@@ -47,7 +47,7 @@ export function SignedInShell({ config, userManager, earlyRemotes }: SignedInShe
     user && wantsDevOverride()
       ? (remotes: readonly RemoteDescriptor[]) =>
           import('../dev-override/dev-override-panel').then((module) =>
-            module.startDevOverrides(user.roles, config.devOverrides, api, remotes),
+            module.startDevOverrides({ roles: user.roles, config, api }, remotes),
           )
       : undefined,
   );

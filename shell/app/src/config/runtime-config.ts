@@ -17,7 +17,7 @@ export interface RuntimeConfig {
   /** How long one remote may take to load before its slot shows a fallback; defaults to 10 s. */
   readonly remoteTimeoutMs: number;
   /**
-   * Dev overrides, `{ "allowedOrigins": ["http://localhost:*"] }`; absent (the default, and production's unless
+   * Dev overrides, `{ "allowedOrigins": ["http://localhost:5001"] }`; absent (the default, and production's unless
    * configured) they are off. Checked by the lazily loaded dev-override code that alone uses it
    * (dev-override/dev-override.ts), so the shell's first bundle does not carry its rules.
    */

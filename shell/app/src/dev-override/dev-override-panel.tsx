@@ -2,44 +2,66 @@ import { ApiProblemError, type ApiClient, type RemoteDescriptor } from '@atrium/
 import { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import {
-  activeDevOverrides,
+  applyDevOverrides,
   clearDevOverrides,
+  decideDevOverrides,
   devOverrideConfig,
+  type DevOverride,
+  type DevOverrideContext,
+  type DevOverrideDecision,
   devOverrideProblem,
+  forgetDevOverride,
+  platformOrigins,
   requestedDevOverride,
   storeDevOverride,
 } from './dev-override';
 import { DEV_OVERRIDE_PARAM } from './dev-override-keys';
 
-import { applyDevOverrides } from './dev-override';
-
-export interface DevOverridePanelProps {
-  /** `devOverrides` of the run-time config, as served. */
-  readonly config: unknown;
+/** What the shell hands this chunk: the person, its run-time config and its API client. */
+export interface DevOverrideSession {
   /** The signed-in person's realm roles. */
   readonly roles: readonly string[];
+  /** The run-time config: `devOverrides`, and the API's and the identity provider's URLs (platform origins). */
+  readonly config: {
+    readonly devOverrides?: unknown;
+    readonly apiBaseUrl: string;
+    readonly oidc: { readonly authority: string };
+  };
   readonly api: ApiClient;
 }
 
 /**
- * The shell's one way into this chunk, before any remote loads: the registry's list with the active overrides
- * applied (applyDevOverrides), and the banner, in a root of its own above the shell so that the shell's first
- * bundle carries none of it.
+ * The shell's one way into this chunk, before any remote loads: the registry's list with the overrides that may
+ * run applied (decideDevOverrides, applyDevOverrides), and the banner, in a root of its own above the shell so
+ * that the shell's first bundle carries none of it.
  */
-export function startDevOverrides(
-  roles: readonly string[],
-  config: unknown,
-  api: ApiClient,
+export async function startDevOverrides(
+  { roles, config, api }: DevOverrideSession,
   remotes: readonly RemoteDescriptor[],
 ): Promise<RemoteDescriptor[]> {
+  const context: DevOverrideContext = {
+    roles,
+    config: devOverrideConfig(config.devOverrides),
+    platform: platformOrigins(config, remotes),
+    remotes,
+  };
+  const decision = decideDevOverrides(context, api);
   const host = document.createElement('div');
   document.body.prepend(host);
-  createRoot(host).render(<DevOverridePanel config={config} roles={roles} api={api} />);
-  return applyDevOverrides(roles, config, remotes);
+  createRoot(host).render(<DevOverridePanel context={context} decision={decision} api={api} />);
+  return applyDevOverrides((await decision).active, remotes);
+}
+
+export interface DevOverridePanelProps {
+  readonly context: DevOverrideContext;
+  /** Which of the tab's stored overrides run in this page (decideDevOverrides). */
+  readonly decision: Promise<DevOverrideDecision>;
+  readonly api: Pick<ApiClient, 'request'>;
 }
 
 type Activation =
   | { readonly status: 'none' }
+  | { readonly status: 'confirming'; readonly origin: string }
   | { readonly status: 'checking' }
   | { readonly status: 'refused'; readonly reason: string };
 
@@ -50,25 +72,35 @@ function addressWithoutRequest(): string {
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
+/** The API's refusal as a sentence of its own (its `detail` ends with a full stop). */
+const sentence = (text: string) => (text.endsWith('.') ? text : `${text}.`);
+
 /**
- * The dev-override banner (which remote runs from which dev server, with a one-click reset) and the activation
- * of a requested override: checked here (role, allowed origin), then allowed and audited by the API, then kept
- * for this tab's session and applied by reloading the page. A refusal is shown and nothing of the dev server runs.
+ * The dev-override banner (which remote runs from which dev server, with a one-click reset; which stored override
+ * is ignored and why) and the activation of a requested override: checked here (role, origins, remote), then
+ * shown for the person to confirm by its origin, then approved and audited by the API for this session, then
+ * kept for this tab's session and applied by reloading the page. A link alone changes nothing: until the person
+ * confirms, the registry's release runs. A refusal is shown and nothing of the dev server runs.
  */
-export function DevOverridePanel({ config: rawConfig, roles, api }: DevOverridePanelProps) {
+export function DevOverridePanel({ context, decision, api }: DevOverridePanelProps) {
   // Fixed for the page's life: activating or resetting reloads it.
-  const [{ requested, active }] = useState(() => {
-    const config = devOverrideConfig(rawConfig);
-    return {
-      requested: requestedDevOverride(window.location.search),
-      active: activeDevOverrides(roles, config),
-    };
-  });
+  const [requested] = useState<DevOverride | null>(() => requestedDevOverride(window.location.search));
+  const [decided, setDecided] = useState<DevOverrideDecision>({ active: [], ignored: [] });
   const [activation, setActivation] = useState<Activation>(() => {
     if (requested === null) return { status: 'none' };
-    const problem = devOverrideProblem(requested, roles, devOverrideConfig(rawConfig));
-    return problem === undefined ? { status: 'checking' } : { status: 'refused', reason: problem };
+    const problem = devOverrideProblem(requested, context);
+    return problem === undefined
+      ? { status: 'confirming', origin: new URL(requested.url).origin }
+      : { status: 'refused', reason: sentence(problem) };
   });
+
+  useEffect(() => {
+    let current = true;
+    void decision.then((value) => current && setDecided(value));
+    return () => {
+      current = false;
+    };
+  }, [decision]);
 
   const checking = activation.status === 'checking';
   useEffect(() => {
@@ -83,33 +115,72 @@ export function DevOverridePanel({ config: rawConfig, roles, api }: DevOverrideP
           status: 'refused',
           reason:
             error instanceof ApiProblemError
-              ? (error.detail ?? error.title)
-              : 'the API could not be asked; try again',
+              ? sentence(error.detail ?? error.title)
+              : 'the API could not be asked; try again.',
         }),
     );
   }, [checking, requested, api]);
 
-  const reset = () => {
+  const cancel = () => {
+    window.history.replaceState(window.history.state, '', addressWithoutRequest());
+    setActivation({ status: 'none' });
+  };
+  // The API's approvals of this session go too, so nothing planted later finds one to ride on.
+  const reset = async () => {
     clearDevOverrides();
+    await api.request('DELETE', '/api/dev-overrides').catch(() => undefined);
+    window.location.replace(addressWithoutRequest());
+  };
+
+  const forget = (override: DevOverride) => {
+    forgetDevOverride(override);
     window.location.replace(addressWithoutRequest());
   };
 
   return (
     <div className="dev-override" data-testid="dev-override">
+      {activation.status === 'confirming' && (
+        <div
+          role="alertdialog"
+          aria-labelledby="dev-override-confirm-title"
+          data-testid="dev-override-confirm"
+        >
+          <p id="dev-override-confirm-title">
+            Load <strong>{requested?.remote}</strong> in this tab from <code>{activation.origin}</code>? Code
+            from <code>{activation.origin}</code> will run here with your session, instead of the release the
+            registry lists. Confirm only if this is your own dev server.{' '}
+            <button type="button" className="button" onClick={() => setActivation({ status: 'checking' })}>
+              Load from {activation.origin}
+            </button>{' '}
+            <button type="button" className="button" onClick={cancel}>
+              Cancel
+            </button>
+          </p>
+        </div>
+      )}
       {activation.status === 'checking' && (
         <p role="status">Checking the dev override of {requested?.remote}…</p>
       )}
       {activation.status === 'refused' && (
         <p role="alert" data-testid="dev-override-refused">
-          Dev override of {requested?.remote} refused: {activation.reason}. The active release is loaded.
+          Dev override of {requested?.remote} refused: {activation.reason} The active release is loaded.
         </p>
       )}
-      {active.map((override) => (
+      {decided.active.map((override) => (
         <p key={override.remote} role="status" data-testid={`dev-override-${override.remote}`}>
           Dev override: <strong>{override.remote}</strong> is loaded from <code>{override.url}</code> in this
           tab only.{' '}
-          <button type="button" className="button" onClick={reset}>
+          <button type="button" className="button" onClick={() => void reset()}>
             Reset to the active release
+          </button>
+        </p>
+      ))}
+      {decided.ignored.map(({ override, reason }, index) => (
+        <p key={index} role="status" data-testid="dev-override-ignored">
+          A dev override of <strong>{override.remote}</strong> stored in this tab is ignored:{' '}
+          {sentence(reason)} The active release is loaded.{' '}
+          <button type="button" className="button" onClick={() => forget(override)}>
+            Forget it
           </button>
         </p>
       ))}

@@ -1,9 +1,14 @@
-import type { ApiSchemas, RemoteDescriptor } from '@atrium/sdk';
+import type { ApiClient, ApiSchemas, RemoteDescriptor } from '@atrium/sdk';
 import {
   DEV_OVERRIDE_ORIGIN_PATTERN,
   DEV_SERVER_ENTRY_PATH,
   devOverrideOriginAllowed,
+  overriddenRemoteProblem,
+  type PlatformOrigins,
+  platformOriginProblem,
 } from '@atrium/sdk/dev-override-rules';
+import { ADMIN_ROLE, DEVELOPER_ROLE } from '@atrium/sdk/role-names';
+import { trustDevServer } from '../remote-loading/trusted-script-urls';
 import { DEV_OVERRIDE_PARAM } from './dev-override-keys';
 
 /**
@@ -11,15 +16,17 @@ import { DEV_OVERRIDE_PARAM } from './dev-override-keys';
  * remotes/<name>`) instead of the release the registry lists. An explicit exception to the shell's rule that
  * only registry-vouched, integrity-checked releases run, so it is allowed only
  * - where the run-time config turns it on (`devOverrides.allowedOrigins`; off in production unless configured),
- * - for a dev server on one of those origins,
+ * - for a dev server on one of those origins that is none of the platform's own (the shell, the API, the identity
+ *   provider, the release store),
+ * - for a remote the registry lists to this person, unless only administrators may see it (the admin console),
  * - to people whose token carries {@link DEVELOPER_ROLE},
- * - after the API allowed and audited it (`POST /api/dev-overrides`),
- * and only for this tab's session (sessionStorage). This module and the banner (dev-override-panel.tsx) are a
- * chunk of their own that the shell loads only when the tab has an override or its address asks for one.
+ * - once the person confirmed the dev server's origin, and the API approved the override for this sign-in session
+ *   and recorded it in the audit log (`POST /api/dev-overrides`),
+ * and only in this tab (sessionStorage), and at every load only if the API still approves it for the session the
+ * tab is in (`GET /api/dev-overrides`): an override written into the tab's storage by anything else is ignored.
+ * This module and the banner (dev-override-panel.tsx) are a chunk of their own that the shell loads only when
+ * the tab has an override or its address asks for one.
  */
-
-/** Realm role of the people who may use dev overrides (the dev realm's `ada`). */
-export const DEVELOPER_ROLE = 'atrium-developer';
 
 /**
  * One remote loaded from a dev server in this session (`url`: the dev server's mf-manifest.json or
@@ -42,12 +49,37 @@ export function devOverrideConfig(raw: unknown): DevOverrideConfig | null {
     : null;
 }
 
+/** What a dev override is checked against in this page. */
+export interface DevOverrideContext {
+  /** The signed-in person's realm roles. */
+  readonly roles: readonly string[];
+  readonly config: DevOverrideConfig | null;
+  /** The platform's own origins ({@link platformOrigins}). */
+  readonly platform: PlatformOrigins;
+  /** The registry's list for this person, as the registry answered (no override applied). */
+  readonly remotes: readonly RemoteDescriptor[];
+}
+
+/**
+ * The platform's own origins as this shell knows them: its own, the API's and the identity provider's from the
+ * run-time config, and the release store's from the registry's list. The API refuses the same by its own
+ * configuration.
+ */
+export function platformOrigins(
+  runtime: { readonly apiBaseUrl: string; readonly oidc: { readonly authority: string } },
+  remotes: readonly RemoteDescriptor[],
+): PlatformOrigins {
+  return {
+    'the shell': [window.location.origin],
+    'the API': [runtime.apiBaseUrl],
+    'the identity provider': [runtime.oidc.authority],
+    'the release store': remotes.map((remote) => remote.entry),
+  };
+}
+
 /** Why this override must not run for this person on this shell, or undefined. */
-export function devOverrideProblem(
-  override: DevOverride,
-  roles: readonly string[],
-  config: DevOverrideConfig | null,
-): string | undefined {
+export function devOverrideProblem(override: DevOverride, context: DevOverrideContext): string | undefined {
+  const { config, roles } = context;
   if (config === null) return 'dev overrides are off on this shell';
   if (!roles.includes(DEVELOPER_ROLE)) return `it needs the role ${DEVELOPER_ROLE}`;
   if (!URL.canParse(override.url)) return `${override.url} is not a URL`;
@@ -55,10 +87,14 @@ export function devOverrideProblem(
   if (url.username || url.password || url.search || url.hash || !DEV_SERVER_ENTRY_PATH.test(url.pathname)) {
     return `${override.url} is not a dev server's mf-manifest.json or remoteEntry.js`;
   }
-  // The API's rule (@atrium/sdk/dev-override-rules), which it applies again before it allows the override.
+  // The API's rules (@atrium/sdk/dev-override-rules), which it applies again before it approves the override.
+  const platform = platformOriginProblem(url.href, context.platform);
+  if (platform !== undefined) return platform;
   if (!devOverrideOriginAllowed(url.href, config.allowedOrigins))
     return `${url.origin} is not an origin this shell allows (${config.allowedOrigins.join(', ')})`;
-  return undefined;
+  const listed = context.remotes.find((remote) => remote.name === override.remote);
+  if (listed === undefined) return `${override.remote} is not a feature the registry lists for you`;
+  return overriddenRemoteProblem(listed.name, listed.requiredRoles, ADMIN_ROLE);
 }
 
 /** The dev server's remoteEntry.js, which the shell runs as the remote's container (beside its manifest). */
@@ -95,31 +131,73 @@ export function storedDevOverrides(): DevOverride[] {
   }
 }
 
-/** The stored overrides that may run for this person on this shell; the others are ignored. */
-export function activeDevOverrides(
-  roles: readonly string[],
-  config: DevOverrideConfig | null,
-): DevOverride[] {
-  return storedDevOverrides().filter((override) => devOverrideProblem(override, roles, config) === undefined);
+/** A stored override that does not run, and why. */
+export interface IgnoredDevOverride {
+  readonly override: DevOverride;
+  readonly reason: string;
+}
+
+/** Which of this tab's stored overrides run in this page, and which do not. */
+export interface DevOverrideDecision {
+  readonly active: readonly DevOverride[];
+  readonly ignored: readonly IgnoredDevOverride[];
 }
 
 /**
- * The registry's list with each active override's remote pointing at its dev server, before any remote loads
- * (`rawConfig` is `devOverrides` of the run-time config). A dev build changes at every save, so the registry
- * cannot vouch for it: the shell hashes the dev server's manifest and remoteEntry.js as it fetches them now, and
- * the loader then runs them through its usual integrity-checked path (the script runs only with the bytes hashed
- * here, fetched into the browser's cache the way the script tag requests them).
+ * Decides which stored overrides run: those that pass this page's checks ({@link devOverrideProblem}) and that
+ * the API approves for the session this tab is in (`GET /api/dev-overrides`, asked only when one passes): the
+ * same remote from exactly the same URL. When the API cannot be asked, none runs.
+ */
+export async function decideDevOverrides(
+  context: DevOverrideContext,
+  api: Pick<ApiClient, 'request'>,
+): Promise<DevOverrideDecision> {
+  const ignored: IgnoredDevOverride[] = [];
+  const candidates = storedDevOverrides().filter((override) => {
+    const reason = devOverrideProblem(override, context);
+    if (reason !== undefined) ignored.push({ override, reason });
+    return reason === undefined;
+  });
+  if (candidates.length === 0) return { active: [], ignored };
+  let approved: ApiSchemas['schemas']['DevOverrideApprovals']['overrides'];
+  try {
+    ({ overrides: approved } = await api.request<ApiSchemas['schemas']['DevOverrideApprovals']>(
+      'GET',
+      '/api/dev-overrides',
+    ));
+  } catch {
+    const reason = 'the API could not be asked whether this session approved it';
+    return { active: [], ignored: [...ignored, ...candidates.map((override) => ({ override, reason }))] };
+  }
+  const active: DevOverride[] = [];
+  for (const override of candidates) {
+    if (approved.some(({ remote, url }) => remote === override.remote && url === override.url)) {
+      active.push(override);
+    } else {
+      ignored.push({ override, reason: 'the API has not approved it for this sign-in session' });
+    }
+  }
+  return { active, ignored };
+}
+
+/**
+ * The registry's list with each active override's remote pointing at its dev server, before any remote loads. A
+ * dev build changes at every save, so the registry cannot vouch for it: the shell hashes the dev server's
+ * manifest and remoteEntry.js as it fetches them now, and the loader then runs them through its usual
+ * integrity-checked path (the script runs only with the bytes hashed here, fetched into the browser's cache the
+ * way the script tag requests them). The dev server's files become trusted script URLs (Trusted Types) for its
+ * remote. Nothing is fetched from, or trusted of, a dev server before the override was decided active.
  */
 export async function applyDevOverrides(
-  roles: readonly string[],
-  rawConfig: unknown,
+  active: readonly DevOverride[],
   remotes: readonly RemoteDescriptor[],
 ): Promise<RemoteDescriptor[]> {
-  const active = activeDevOverrides(roles, devOverrideConfig(rawConfig));
   return Promise.all(
     remotes.map(async (remote) => {
       const override = active.find((candidate) => candidate.remote === remote.name);
       if (override === undefined) return remote;
+      // Its chunks and hot updates load through the bundler's runtime, by names no manifest lists.
+      trustDevServer(remote.name, new URL('./', devManifestUrl(override)).href);
       const [manifestIntegrity, integrity] = await Promise.all([
         sha384Of(devManifestUrl(override), 'omit'),
         sha384Of(devEntryUrl(override), 'same-origin'),
@@ -143,6 +221,14 @@ async function sha384Of(url: string, credentials: RequestCredentials): Promise<s
 export function storeDevOverride(override: DevOverride): void {
   const others = storedDevOverrides().filter((stored) => stored.remote !== override.remote);
   window.sessionStorage.setItem(DEV_OVERRIDE_PARAM, JSON.stringify([...others, override]));
+}
+
+/** Takes `override` (exactly that remote and URL) out of this tab's store. */
+export function forgetDevOverride(override: DevOverride): void {
+  const others = storedDevOverrides().filter(
+    (stored) => stored.remote !== override.remote || stored.url !== override.url,
+  );
+  window.sessionStorage.setItem(DEV_OVERRIDE_PARAM, JSON.stringify(others));
 }
 
 export function clearDevOverrides(): void {

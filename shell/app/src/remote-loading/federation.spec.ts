@@ -198,6 +198,27 @@ describe('loadFeature', () => {
     expect(removeTaker).toHaveBeenCalled();
   });
 
+  it('takes a failed preload of a remembered release only once the fresh list names it (Trusted Types)', () => {
+    manifests.verifyRelease.mockImplementation(
+      (remote: RemoteDescriptor, { preload }: { preload: (url: string, integrity?: string) => void }) => {
+        preload(signedEntry, remote.integrity);
+        return Promise.resolve(release(remote));
+      },
+    );
+    const attached: Element[] = [];
+    vi.spyOn(ShadowRoot.prototype, 'append').mockImplementation((...nodes) => {
+      attached.push(...(nodes as Element[]));
+    });
+    warmRelease(signed);
+    const [preload] = scripts as unknown as [HTMLLinkElement];
+    preload.dispatchEvent(new Event('error'));
+    // The list of the last page is no authority: its entry is no trusted script URL, so no element asks for it.
+    expect(attached).toEqual([]);
+
+    registerFeatureRemotes([signed]);
+    expect(attached.map((element) => (element as HTMLScriptElement).src)).toEqual([signedEntry]);
+  });
+
   it('preloads a file once however many checks name it, so no two preloads share a download', async () => {
     await loadFetchingAhead([signedEntry, signed.integrity], [signedEntry, signed.integrity]);
     expect(scripts).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { FEATURE_MODULE, type RemoteDescriptor, type RemoteModule } from '@atrium/sdk';
+import { FEATURE_MODULE, REMOTE_ENTRY_FILE, type RemoteDescriptor, type RemoteModule } from '@atrium/sdk';
 import {
   loadRemote,
   registerPlugins,
@@ -8,6 +8,7 @@ import {
 import { verifyRelease, type PinnedFile, type VerifiedRelease } from './release-manifest';
 import { routedRemote } from './remembered-remotes';
 import { RemoteLoadError, RemoteRefusedError } from './remote-load-error';
+import { isTrustedScriptUrl, loaderScriptUrl, trustListedEntries, trustRelease } from './trusted-script-urls';
 
 type LoadEntryArgs = Parameters<NonNullable<ModuleFederationRuntimePlugin['loadEntry']>>[0];
 type RemoteInfo = LoadEntryArgs['remoteInfo'];
@@ -110,7 +111,8 @@ async function loadContainer(release: VerifiedRelease): Promise<RemoteEntryExpor
 function loadScript(url: string, integrity: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const script = document.createElement('script');
-    script.src = url;
+    // Through the loader's Trusted Types policy, which throws (rejecting this load) for a file not pinned.
+    script.src = loaderScriptUrl(url);
     script.integrity = integrity;
     script.crossOrigin = 'anonymous';
     script.async = true;
@@ -211,6 +213,7 @@ function pinRelease(remote: RemoteDescriptor, retry: boolean): Promise<void> {
     if (retry) await refetchIntoCache([release.entryUrl, ...release.assets]);
     if (pinning.get(remote.name) !== pin) return; // superseded by a newer list or a Retry
     verified.set(remote.name, release);
+    trustRelease(remote.name, release.entryUrl, release.assets);
     // force: the runtime forgets an earlier release of this remote and a cached failed download, so Retry
     // really loads again.
     registerRemotes(
@@ -282,7 +285,11 @@ const fileKey = (url: string, integrity: string) => `${integrity} ${url}`;
 /** Notes that an element of the shell's asks for the file now: it takes the file's preload, if there is one. */
 function claimPreload(url: string, integrity: string): void {
   unclaimed.delete(fileKey(url, integrity));
+  untrusted.delete(fileKey(url, integrity));
 }
+
+/** Failed preloads of scripts no element could take yet, their URLs not being trusted then (takeFailedPreload). */
+const untrusted = new Map<string, PinnedFile>();
 
 /**
  * Takes a preload that failed (a file missing, unreachable or not matching its hash) with an element of its own
@@ -293,12 +300,18 @@ function claimPreload(url: string, integrity: string): void {
  * removed once settled.
  */
 function takeFailedPreload(url: string, integrity: string): void {
+  // A script the loader's Trusted Types policy does not pass yet (a release the registry's current list does not
+  // name yet: a remembered one) is taken once the fresh list names it (registerFeatureRemotes).
+  if (!isStyleSheet(url) && !isTrustedScriptUrl(url)) {
+    untrusted.set(fileKey(url, integrity), { url, integrity });
+    return;
+  }
   const element = isStyleSheet(url) ? document.createElement('link') : document.createElement('script');
   if (element instanceof HTMLLinkElement) {
     element.rel = 'stylesheet';
     element.href = url;
   } else {
-    element.src = url;
+    element.src = loaderScriptUrl(url);
   }
   element.integrity = integrity;
   element.crossOrigin = 'anonymous';
@@ -346,6 +359,12 @@ async function refetchIntoCache(urls: readonly string[]): Promise<void> {
  */
 export function registerFeatureRemotes(remotes: readonly RemoteDescriptor[]): void {
   registerPlugins([releasePinningPlugin]);
+  trustListedEntries(remotes, REMOTE_ENTRY_FILE);
+  for (const [key, { url, integrity }] of untrusted) {
+    if (!isTrustedScriptUrl(url)) continue;
+    untrusted.delete(key);
+    takeFailedPreload(url, integrity);
+  }
   const listed = new Set(remotes.map(({ name }) => name));
   for (const name of [...verified.keys(), ...pinning.keys(), ...ahead.keys(), ...warming.keys()]) {
     if (listed.has(name)) continue;

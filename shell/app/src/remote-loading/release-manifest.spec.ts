@@ -136,6 +136,7 @@ describe('verifyRelease', () => {
       entry: MANIFEST_URL,
       integrity: await sri('var profile = {};'),
       manifestIntegrity: await sri(genuine),
+      requiredRoles: [],
     };
   });
   /** Serves `body` as the manifest and records each request. */

@@ -1,4 +1,5 @@
 import { REMOTE_NAME_RULE } from '@atrium/sdk';
+import { ADMIN_ROLE } from '@atrium/sdk/role-names';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseRemotes } from './remotes-list';
 
@@ -11,6 +12,7 @@ const item = {
   entry: 'http://releases.test/profile/1.0.0/mf-manifest.json',
   integrity: `sha384-${'e'.repeat(64)}`,
   manifestIntegrity: `sha384-${'m'.repeat(64)}`,
+  requiredRoles: ['atrium-user'],
 };
 
 afterEach(() => {
@@ -28,6 +30,14 @@ describe('parseRemotes', () => {
     expect(parseRemotes({ remotes: [{ ...unhashed, integrity: null }] }, 'test')).toEqual([
       { ...item, integrity: '', manifestIntegrity: '' },
     ]);
+  });
+
+  it('counts an item without a list of required roles as one only administrators may see', () => {
+    for (const requiredRoles of [undefined, 'atrium-user', [1]]) {
+      expect(parseRemotes({ remotes: [{ ...item, requiredRoles }] }, 'test')).toEqual([
+        { ...item, requiredRoles: [ADMIN_ROLE] },
+      ]);
+    }
   });
 
   it('leaves out an item that names no valid manifest URL', () => {

@@ -1,4 +1,5 @@
 import { remoteNameProblem, type ApiClient, type RemoteDescriptor } from '@atrium/sdk';
+import { ADMIN_ROLE } from '@atrium/sdk/role-names';
 import { describeApiError } from '@atrium/sdk/ui';
 
 /** Typed failure to fetch the remotes list, rendered by the shell as an error state. */
@@ -36,7 +37,17 @@ export function parseRemotes(raw: unknown, source: string): RemoteDescriptor[] {
   }
   const remotes = items.flatMap((item: unknown, index): RemoteDescriptor[] => {
     const entry = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
-    const { name, title, path, navOrder, version, entry: url, integrity, manifestIntegrity } = entry;
+    const {
+      name,
+      title,
+      path,
+      navOrder,
+      version,
+      entry: url,
+      integrity,
+      manifestIntegrity,
+      requiredRoles,
+    } = entry;
     const bad: string[] = [];
     // The one rule the registry and the build apply (a container name that is a JavaScript identifier).
     const nameProblem = remoteNameProblem(name);
@@ -61,6 +72,12 @@ export function parseRemotes(raw: unknown, source: string): RemoteDescriptor[] {
         // (the loader refuses an empty hash), instead of the feature silently disappearing.
         integrity: typeof integrity === 'string' ? integrity : '',
         manifestIntegrity: typeof manifestIntegrity === 'string' ? manifestIntegrity : '',
+        // What the shell's own rules read (a dev override never replaces a remote only administrators see):
+        // missing or malformed, the remote counts as one only administrators may see.
+        requiredRoles:
+          Array.isArray(requiredRoles) && requiredRoles.every((role) => typeof role === 'string')
+            ? requiredRoles
+            : [ADMIN_ROLE],
       },
     ];
   });

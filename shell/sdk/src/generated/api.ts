@@ -355,11 +355,13 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        readonly get?: never;
+        /** The dev overrides approved for the caller's sign-in session that still pass the rules: the only ones the shell applies (role atrium-developer) */
+        readonly get: operations["devOverridesApprovals"];
         readonly put?: never;
-        /** Record that the caller's session loads a remote from a dev server (role atrium-developer, allowed origins only) */
+        /** Approve, for the caller's sign-in session, loading a remote from a dev server, and record it in the audit log (role atrium-developer, allowed origins only) */
         readonly post: operations["devOverridesRecord"];
-        readonly delete?: never;
+        /** Withdraw every dev override approved for the caller's sign-in session, recorded in the audit log (role atrium-developer) */
+        readonly delete: operations["devOverridesReset"];
         readonly options?: never;
         readonly head?: never;
         readonly patch?: never;
@@ -430,7 +432,8 @@ export interface components {
          *       "version": "1.0.1",
          *       "entry": "http://localhost:4100/profile/1.0.1/mf-manifest.json",
          *       "integrity": "sha384-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
-         *       "manifestIntegrity": "sha384-BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"
+         *       "manifestIntegrity": "sha384-BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB",
+         *       "requiredRoles": []
          *     }
          */
         readonly RemoteEntry: {
@@ -445,6 +448,8 @@ export interface components {
             readonly integrity: string;
             /** @description SRI hash of the mf-manifest.json, its exact bytes */
             readonly manifestIntegrity: string;
+            /** @description the roles it requires, all of which the caller holds; the shell lets no dev override replace a remote that requires the administrator role */
+            readonly requiredRoles: readonly string[];
         };
         readonly CreateRemote: {
             /**
@@ -802,11 +807,16 @@ export interface components {
              */
             readonly url: string;
         };
+        /** @description a dev override the API approved for the caller's session */
         readonly DevOverrideRecord: {
             readonly remote: string;
             readonly url: string;
             readonly actor: string;
             readonly recordedAt: string;
+        };
+        /** @description the dev overrides approved for the caller's sign-in session (the token's sid) since its last reset, that the rules still allow: the only ones the shell applies */
+        readonly DevOverrideApprovals: {
+            readonly overrides: readonly components["schemas"]["DevOverrideRecord"][];
         };
         /** @description An RFC 9457 problem document (application/problem+json) */
         readonly Problem: {
@@ -2906,6 +2916,79 @@ export interface operations {
             };
         };
     };
+    readonly devOverridesApprovals: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description the approvals of the caller's session */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["DevOverrideApprovals"];
+                };
+            };
+            /** @description problem+json, code invalid_request */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code insufficient_scope */
+            readonly 403: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     readonly devOverridesRecord: {
         readonly parameters: {
             readonly query?: never;
@@ -2919,7 +3002,7 @@ export interface operations {
             };
         };
         readonly responses: {
-            /** @description the override was allowed and recorded in the audit log */
+            /** @description the override was approved and recorded in the audit log */
             readonly 201: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -2973,6 +3056,79 @@ export interface operations {
             /** @description problem+json, code unsupported_media_type */
             readonly 415: {
                 headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly devOverridesReset: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description no dev override is approved for this session any more */
+            readonly 204: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": null;
+                };
+            };
+            /** @description problem+json, code invalid_request */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code insufficient_scope */
+            readonly 403: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {

@@ -172,17 +172,20 @@ export class NotRemoteOwnerError extends DomainError {
 }
 
 /**
- * A dev override the API does not allow: overrides are off here (no DEV_OVERRIDE_ORIGINS), or the dev server's
- * origin is not one of them. (Without the role atrium-developer the caller gets insufficient_scope first.)
+ * A dev override the API does not allow: overrides are off here (no DEV_OVERRIDE_ORIGINS), the dev server is on
+ * one of the platform's own origins or on none DEV_OVERRIDE_ORIGINS allows, the remote is unknown or one only
+ * administrators may see, or the token names no sign-in session to approve it for. (Without the role
+ * atrium-developer the caller gets insufficient_scope first.)
  */
 export class DevOverrideRefusedError extends DomainError {
   readonly code = 'dev_override_refused';
   override readonly extensions: Readonly<Record<string, unknown>>;
-  constructor(url: string, allowedOrigins: readonly string[]) {
+  /** `reason`: the sentence the shell shows, e.g. from the rules of dev-override-rules.ts. */
+  constructor(reason: string, allowedOrigins: readonly string[]) {
     super(
       allowedOrigins.length === 0
         ? 'Dev overrides are off on this deployment (DEV_OVERRIDE_ORIGINS is not set).'
-        : `${url} is not on an origin dev overrides may load from (allowed: ${allowedOrigins.join(', ')}).`,
+        : `${reason}.`,
     );
     this.extensions = { allowedOrigins };
   }

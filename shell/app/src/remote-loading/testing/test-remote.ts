@@ -26,5 +26,6 @@ export function testRemote(
     entry: `${store}/${name}/${version}/mf-manifest.json`,
     integrity: `sha384-${'a'.repeat(64)}`,
     manifestIntegrity: `sha384-${'b'.repeat(64)}`,
+    requiredRoles: [],
   };
 }
