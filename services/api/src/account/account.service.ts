@@ -1,12 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
 import type { AuthenticatedUser } from '../auth/access-token.js';
-import { AuditEvent } from '../audit/audit-event.entity.js';
-import { AuditService } from '../audit/audit.service.js';
 import { PersonalSessionRequiredError, ValidationFailedError } from '../common/errors/domain-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { UserProfile } from '../me/user-profile.entity.js';
 import {
   type AccountActivity,
   type AccountCredentials,
@@ -15,17 +11,11 @@ import {
   SECURITY_EVENT_TYPES,
   type SignedOutSessions,
 } from './account.schemas.js';
-import { ErasedSubject } from './erased-subject.entity.js';
 import { KeycloakAdminClient } from './keycloak-admin.client.js';
+import { SubjectErasure } from './subject-erasure.js';
 
 /** How many security events `GET /api/account/activity` shows. */
 export const ACTIVITY_LIMIT = 50;
-
-/** The audit target Keycloak events about a user are recorded under (see KeycloakEventsPoller). */
-export const userTarget = (userId: string): string => `user:${userId}`;
-
-/** SHA-256 (hex) of a subject: how a deleted account is recognised without keeping its id. */
-export const subjectHash = (sub: string): string => createHash('sha256').update(sub).digest('hex');
 
 /**
  * The caller's own account at Keycloak: sessions, security activity, deletion. Every Keycloak call is made
@@ -37,7 +27,7 @@ export class AccountService {
   constructor(
     private readonly em: EntityManager,
     private readonly keycloak: KeycloakAdminClient,
-    private readonly audit: AuditService,
+    private readonly erasure: SubjectErasure,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -111,11 +101,8 @@ export class AccountService {
   }
 
   /**
-   * Deletes the caller's account once they typed their username: the API's data and the erasure record are
-   * written in one transaction whose last step removes the user from Keycloak, so a Keycloak failure leaves
-   * everything as it was. The audit log keeps `account.deleted` under a random id, and the Keycloak events
-   * already copied about the person are re-labelled with that id (KeycloakEventsPoller does the same for
-   * later ones).
+   * Deletes the caller's account once they typed their username: the API's data is erased (SubjectErasure) in one
+   * transaction whose last step removes the user from Keycloak, so a Keycloak failure leaves everything as it was.
    */
   async deleteAccount(user: AuthenticatedUser, confirmation: string): Promise<void> {
     this.requirePerson(user);
@@ -124,32 +111,11 @@ export class AccountService {
         { field: 'confirmation', message: 'type your username exactly as shown to confirm' },
       ]);
     }
-    const anonymousId = `anonymous-${randomBytes(8).toString('hex')}`;
-    const forget = (em: EntityManager) =>
-      em.nativeUpdate(
-        AuditEvent,
-        { target: userTarget(user.sub) },
-        { actor: anonymousId, target: userTarget(anonymousId), details: { source: 'keycloak' } },
-      );
     await this.em.transactional(async (em) => {
-      await em.nativeDelete(UserProfile, { id: user.sub });
-      await em.upsert(ErasedSubject, {
-        subjectHash: subjectHash(user.sub),
-        anonymousId,
-        erasedAt: new Date(),
-      });
-      await forget(em);
-      this.audit.record(em, {
-        actor: anonymousId,
-        action: 'account.deleted',
-        target: `account:${anonymousId}`,
-        details: {},
-      });
+      await this.erasure.erase(em, user.sub, new Date());
       await em.flush();
       await this.keycloak.deleteUser(user.sub);
     });
-    // Once more after the commit, for a copy another replica made meanwhile (see SETTLE_MS).
-    await forget(this.em.fork());
   }
 
   private requirePerson(user: AuthenticatedUser): void {

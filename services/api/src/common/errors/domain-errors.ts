@@ -322,6 +322,21 @@ export class PersonalSessionRequiredError extends DomainError {
   }
 }
 
+/**
+ * The token's subject is an account deleted at Keycloak, whose data the API erased: a token that is still
+ * valid after the deletion may not bring any of it back (RFC 6750 invalid_token, as for a revoked token).
+ */
+export class AccountDeletedError extends DomainError {
+  readonly code = 'account_deleted';
+  override readonly headers: Readonly<Record<string, string>>;
+  constructor(scheme: AuthScheme) {
+    super('The access token belongs to an account that was deleted; sign in with another account.');
+    this.headers = {
+      'WWW-Authenticate': challenge(scheme, 'invalid_token', 'the account this token belongs to was deleted'),
+    };
+  }
+}
+
 /** Keycloak's admin API did not answer, or refused the API's own service account; nothing was changed. */
 export class IdentityAdminUnavailableError extends DomainError {
   readonly code = 'identity_admin_unavailable';

@@ -52,6 +52,11 @@ export const ERROR_CATALOGUE = {
     example:
       'This acts on your own account, so it needs a token from a person\'s own sign-in, not one issued to "atrium-deployer".',
   },
+  account_deleted: {
+    status: 401,
+    title: 'Account deleted',
+    example: 'The access token belongs to an account that was deleted; sign in with another account.',
+  },
   validation_failed: {
     status: 400,
     title: 'Request validation failed',
