@@ -8,6 +8,7 @@ import { AuditService } from '../audit/audit.service.js';
 import { AccountDeletedError } from '../common/errors/domain-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { UserProfile } from '../me/user-profile.entity.js';
+import { AccountAccess } from './account-access.entity.js';
 import { ErasedSubject } from './erased-subject.entity.js';
 
 /** The audit target Keycloak events about a user are recorded under (see KeycloakEventsPoller). */
@@ -44,7 +45,8 @@ export class SubjectErasure {
   }
 
   /**
-   * Inside the caller's transaction: removes the profile (with the preferences) of `sub`, re-labels the audit rows about them with an anonymous id, records `account.deleted` under it and
+   * Inside the caller's transaction: removes the profile (with the preferences) and the account tokens of
+   * `sub`, re-labels the audit rows about them with an anonymous id, records `account.deleted` under it and
    * keeps the SHA-256 of `sub` with that id. Idempotent: a subject erased before keeps its id. Returns the id.
    */
   async erase(em: EntityManager, sub: string, at: Date): Promise<string> {
@@ -53,6 +55,7 @@ export class SubjectErasure {
     const known = await em.findOne(ErasedSubject, { subjectHash: hash });
     const anonymousId = known?.anonymousId ?? `anonymous-${randomBytes(8).toString('hex')}`;
     await em.nativeDelete(UserProfile, { id: sub });
+    await em.nativeDelete(AccountAccess, { subjectHash: hash });
     await em.nativeUpdate(
       AuditEvent,
       { target: userTarget(sub) },

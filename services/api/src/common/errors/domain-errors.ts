@@ -323,6 +323,22 @@ export class PersonalSessionRequiredError extends DomainError {
 }
 
 /**
+ * The API holds no token of the caller's own for Keycloak's account API in this session (none yet, expired, or
+ * refused by Keycloak), or the answer meant to give it one does not fit this request. The person grants one by
+ * signing in to Keycloak for the API (`POST /api/account/access-request`): silent while their Keycloak session
+ * lives, and nothing an administrator holds can stand in for it.
+ */
+export class AccountAccessRequiredError extends DomainError {
+  readonly code = 'account_access_required';
+  constructor(reason: string) {
+    super(
+      `Atrium acts on your account at Keycloak only with your own permission, given by signing in there for it ` +
+        `(${reason}). Continue at Keycloak and come back.`,
+    );
+  }
+}
+
+/**
  * The token's subject is an account deleted at Keycloak, whose data the API erased: a token that is still
  * valid after the deletion may not bring any of it back (RFC 6750 invalid_token, as for a revoked token).
  */

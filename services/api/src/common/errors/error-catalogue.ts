@@ -52,6 +52,12 @@ export const ERROR_CATALOGUE = {
     example:
       'This acts on your own account, so it needs a token from a person\'s own sign-in, not one issued to "atrium-deployer".',
   },
+  account_access_required: {
+    status: 403,
+    title: 'Your permission at Keycloak is needed',
+    example:
+      'Atrium acts on your account at Keycloak only with your own permission, given by signing in there for it (none in this session yet). Continue at Keycloak and come back.',
+  },
   account_deleted: {
     status: 401,
     title: 'Account deleted',
