@@ -31,8 +31,8 @@ interface AccessRequestState {
 
 /**
  * A person's own token for Keycloak's account API, held by the API and never handed out. Keycloak cannot exchange
- * the shell's DPoP-bound tokens for one (26.6 on refuse a sender-constrained subject token from any client but its
- * own, and the shell is public), so the API asks for it the way any OAuth client does: an authorization request of
+ * the shell's DPoP-bound tokens for one (from 26.6 on it refuses a sender-constrained subject token to any client
+ * but its own, and the shell's is public), so the API asks for it the way any OAuth client does: an authorization request of
  * its confidential client (`KEYCLOAK_ADMIN_CLIENT_ID`, code flow with PKCE) that the person's browser carries to
  * Keycloak, where their session signs them in without a page; the code comes back to the shell's page, and only
  * the API, with its secret and the PKCE verifier sealed in `state`, can redeem it. The token carries the person's
@@ -105,6 +105,7 @@ export class AccountAccessService {
       throw new AccountAccessRequiredError('the answer from Keycloak was for another person or session');
     }
     const token = await this.redeem(code, state);
+    // Read, not verified: it comes straight from Keycloak's token endpoint, which the API asked with its secret.
     const claims = decodeJwt(token.accessToken);
     if (
       claims.sub !== user.sub ||
@@ -120,7 +121,12 @@ export class AccountAccessService {
       sessionId: sid,
       subjectHash: subjectHash(user.sub),
       token: this.tokens.seal(token.accessToken),
-      expiresAt: new Date(Math.min(now + token.expiresIn * 1000, (claims.exp ?? 0) * 1000)),
+      // Keycloak's own word for how long the token lives, bounded by its `exp` when it has one.
+      expiresAt: new Date(
+        claims.exp === undefined
+          ? now + token.expiresIn * 1000
+          : Math.min(now + token.expiresIn * 1000, claims.exp * 1000),
+      ),
     });
   }
 
