@@ -2,8 +2,10 @@ import { expect, test, type Page } from '@playwright/test';
 import pg from 'pg';
 import { signInAtKeycloak } from './support/keycloak.ts';
 import { realmAdmin, type RealmPerson } from './support/realm-admin.ts';
+import { allowAccountAccess } from './support/security-section.ts';
 
 const SHELL = 'http://localhost:4000';
+const API = 'http://localhost:3000';
 const LOGIN_PAGE = /\/realms\/atrium\/protocol\/openid-connect\/auth/;
 
 /** One SELECT on the API's database (the stack's PostgreSQL), returning its rows. */
@@ -20,11 +22,13 @@ async function query<T extends object>(sql: string, values: unknown[] = []): Pro
   }
 }
 
+/** Signs in at /profile, and lets the API act for the person at Keycloak so the Security section's lists show. */
 async function openProfile(page: Page, person: RealmPerson): Promise<void> {
   await page.goto('/profile');
   await signInAtKeycloak(page, person.username, person.password);
   await expect(page).toHaveURL(`${SHELL}/profile`);
   await expect(page.getByTestId('security-section')).toBeVisible();
+  await allowAccountAccess(page);
 }
 
 test("changing the password from the Security section runs Keycloak's screen and comes back with the outcome", async ({
@@ -110,7 +114,53 @@ test('two browsers: ending the other session from the Security section signs tha
   }
 });
 
-test('deleting the account after typing the username removes it from Keycloak and the API, leaving an anonymous audit record', async ({
+test('a script in the signed-in page cannot delete the account: Keycloak wants the password again first', async ({
+  page,
+  request,
+}) => {
+  const admin = await realmAdmin(request);
+  const person = await admin.createPerson();
+  await openProfile(page, person);
+  // A second passes: Keycloak counts the sign-in's age in whole seconds.
+  await page.waitForTimeout(1_100);
+
+  // What a remote's code can do: send the signed-in person's browser to Keycloak's Delete Account, as the shell's
+  // account action does (an authorization request of the shell's client with kc_action=delete_account).
+  await page.evaluate(async () => {
+    const bytes = crypto.getRandomValues(new Uint8Array(32));
+    const verifier = btoa(String.fromCharCode(...bytes)).replace(/[+/=]/g, '');
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
+    const challenge = btoa(String.fromCharCode(...digest))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '');
+    const url = new URL('http://localhost:8080/realms/atrium/protocol/openid-connect/auth');
+    url.search = new URLSearchParams({
+      client_id: 'atrium-shell',
+      redirect_uri: 'http://localhost:4000/auth/callback',
+      response_type: 'code',
+      scope: 'openid',
+      state: 'forged',
+      kc_action: 'delete_account',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }).toString();
+    window.location.assign(url.toString());
+  });
+  // However live the session, Keycloak asks for the password before it even shows the deletion.
+  await expect(page.getByText('Please re-authenticate to continue')).toBeVisible();
+  await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Confirm deletion' })).toHaveCount(0);
+  expect(await admin.userStatus(person.id)).toBe(200);
+
+  // The person carries on where they were, with everything they had.
+  await page.goto('/profile');
+  await expect(page.getByTestId('profile-username')).toHaveText(person.username);
+  await expect(page.getByTestId('security-credentials')).toBeVisible();
+  expect(await query('select id from user_profile where id = $1', [person.id])).toHaveLength(1);
+});
+
+test('deleting the account: the username typed, the password again and a confirmation at Keycloak; then it is gone from Keycloak and the API, and its token brings nothing back', async ({
   page,
   request,
 }) => {
@@ -121,6 +171,7 @@ test('deleting the account after typing the username removes it from Keycloak an
   expect(await query('select id from user_profile where id = $1', [person.id])).toHaveLength(1);
   // Security activity shows the sign-in that just happened.
   await expect(page.getByTestId('security-activity').locator('[data-type="LOGIN"]').first()).toBeVisible();
+  await page.waitForTimeout(1_100);
 
   const button = page.getByTestId('security-delete-account');
   await page.getByTestId('security-delete-confirmation').fill(person.username.toUpperCase());
@@ -128,19 +179,40 @@ test('deleting the account after typing the username removes it from Keycloak an
   await page.getByTestId('security-delete-confirmation').fill(person.username);
   await button.click();
 
-  // Signed out: the shell leaves for Keycloak, and the account is gone there and in the API.
-  await expect(page).not.toHaveURL(`${SHELL}/profile`);
-  await expect.poll(() => admin.userStatus(person.id)).toBe(404);
+  // Keycloak: the password again, then its own confirmation.
+  await expect(page.getByText('Please re-authenticate to continue')).toBeVisible();
+  await page.getByLabel('Password', { exact: true }).fill(person.password);
+  await page.getByRole('button', { name: /sign in/i }).click();
+  await page.getByRole('button', { name: 'Confirm deletion' }).click();
+  await expect(page.getByText('Your Atrium account has been deleted.')).toBeVisible();
+  expect(await admin.userStatus(person.id)).toBe(404);
+
+  // The API erases what it kept once Keycloak reports the deletion (it polls every 5 s in the test stack).
+  await expect
+    .poll(async () => (await query('select id from user_profile where id = $1', [person.id])).length, {
+      timeout: 30_000,
+    })
+    .toBe(0);
+
+  // Back in the shell, the page still holds the person's access token, valid for a while: it calls /api/me as it
+  // boots and is refused; nothing about the person is written again, and the shell sends the browser to sign in.
+  const me = page.waitForResponse(
+    (response) => response.url() === `${API}/api/me` && response.request().method() === 'GET',
+  );
+  await page.goto('/profile');
+  const refused = await me;
+  expect(refused.status()).toBe(401);
+  expect(((await refused.json()) as { code: string }).code).toBe('account_deleted');
+  await expect(page).toHaveURL(LOGIN_PAGE, { timeout: 90_000 });
   expect(await query('select id from user_profile where id = $1', [person.id])).toHaveLength(0);
 
-  // The audit log keeps the deletion without the person's id or name, also once Keycloak's own events about
-  // it (the deletion, as an admin event) have been copied in.
+  // The audit log keeps the deletion without the person's id or name, also Keycloak's own event about it.
   await expect
     .poll(
       async () =>
         (
           await query(
-            `select 1 from audit_event where action = 'keycloak.admin.delete_user' and target like 'user:anonymous-%'
+            `select 1 from audit_event where action = 'keycloak.delete_account' and target like 'user:anonymous-%'
              and occurred_at > now() - interval '5 minutes'`,
           )
         ).length,

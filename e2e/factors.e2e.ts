@@ -4,6 +4,7 @@ import { generateSync } from 'otplib';
 import { createPerson, credentialTypes, KEYCLOAK, type TestPerson } from './support/keycloak-admin.ts';
 import { signInAtKeycloak } from './support/keycloak.ts';
 import { expectAtriumTheme } from './support/login-theme.ts';
+import { allowAccountAccess } from './support/security-section.ts';
 
 const SHELL = 'http://localhost:4000';
 const LOGIN_PAGE = /\/realms\/atrium\/protocol\/openid-connect\/auth/;
@@ -118,6 +119,7 @@ test('a person registers a passkey, signs out, signs in with it and no password,
   expect(used[0]!.signCount).toBeGreaterThan(credentials[0]!.signCount);
 
   // The Security section lists it with its label; removed there, Keycloak no longer knows it.
+  await allowAccountAccess(page);
   await expect(page.getByTestId('security-credential').filter({ hasText: 'Journey passkey' })).toContainText(
     'Passkey',
   );
@@ -212,6 +214,7 @@ test('a person sets up an authenticator app, signs in with a code (a wrong one i
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
 
   // Removed from the Security section, the app is no longer asked for: the password alone signs in.
+  await allowAccountAccess(page);
   await removeFromSecuritySection(page, 'Journey phone', 'Your authenticator app was removed.');
   expect(await credentialTypes(person)).toEqual(['password']);
   await signOut(page);

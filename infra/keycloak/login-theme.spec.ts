@@ -84,6 +84,8 @@ describe('the atrium login theme', () => {
   it('names Atrium on the sign-in page', () => {
     const messages = properties(join(login, 'messages', 'messages_en.properties'));
     expect(messages.get('loginAccountTitle')).toBe('Sign in to Atrium');
+    // The last page a person sees after deleting their account there.
+    expect(messages.get('userDeletedSuccessfully')).toBe('Your Atrium account has been deleted.');
   });
 
   it('is the login and email theme of the atrium realm', () => {

@@ -12,6 +12,9 @@ const deleteCredentialPage =
   '<div id="kc-delete-text" class="pf-v5-c-content">Do you want to delete Phone?</div>' +
   '<form class="pf-v5-c-form" action="http://localhost:8080/realms/atrium/login-actions/required-action?execution=delete_credential&amp;tab_id=t1" method="POST">';
 const updatePasswordPage = '<form id="kc-passwd-update-form" class="pf-v5-c-form" action="/x" method="post">';
+const deleteAccountPage =
+  '<form action="http://localhost:8080/realms/atrium/login-actions/required-action?execution=delete_account&amp;tab_id=t1" class="pf-v5-c-form" id="kc-deleteaccount-form" method="post">';
+const infoPage = '<div id="kc-info-message"><p class="instruction">User deleted successfully</p></div>';
 
 describe('reading Keycloak pages', () => {
   it('takes the login form action with HTML entities decoded', () => {
@@ -29,6 +32,12 @@ describe('reading Keycloak pages', () => {
     expect(formAction(deleteCredentialPage)).toBe(
       'http://localhost:8080/realms/atrium/login-actions/required-action?execution=delete_credential&tab_id=t1',
     );
+    expect(pageOf(deleteAccountPage)).toBe('deleteaccount');
+    expect(formAction(deleteAccountPage)).toBe(
+      'http://localhost:8080/realms/atrium/login-actions/required-action?execution=delete_account&tab_id=t1',
+    );
+    expect(pageOf(infoPage)).toBe('info');
+    expect(formAction(infoPage)).toBeUndefined();
     expect(pageOf('<html><body>error</body></html>')).toBe('unknown');
   });
 });

@@ -101,6 +101,7 @@ export async function signInWithPassword(options: SignInOptions): Promise<SignIn
     undefined,
     options.cookies,
   );
+  if (callback === null) throw new SignInError('Keycloak did not send the browser back.', 'callback');
   if (callback.searchParams.get('state') !== state)
     throw new SignInError('The state came back changed.', 'callback');
   const code = callback.searchParams.get('code');
@@ -144,9 +145,15 @@ export interface AccountActionOptions extends Omit<SignInOptions, 'dpop' | 'scop
 
 /** How an application-initiated action ended, as the shell's callback would see it. */
 export interface AccountActionOutcome {
-  /** Keycloak's `kc_action_status` (`success`, `cancelled`, `error`), or null when it sent none. */
+  /**
+   * Keycloak's `kc_action_status` (`success`, `cancelled`, `error`), or null when it sent none, or did not send
+   * the browser back at all (a deleted account: Keycloak says so on its own page, the last of `pages`, `info`).
+   */
   readonly status: string | null;
-  /** The Keycloak pages the person went through, by {@link pageOf} (`login`, `otp-login`, `delete-credential`). */
+  /**
+   * The Keycloak pages the person went through, by {@link pageOf} (`login`, `otp-login`, `delete-credential`,
+   * `deleteaccount`, `info`).
+   */
   readonly pages: readonly string[];
 }
 
@@ -165,7 +172,7 @@ export async function runAccountAction(options: AccountActionOptions): Promise<A
     options.answer,
     options.cookies,
   );
-  return { status: callback.searchParams.get('kc_action_status'), pages };
+  return { status: callback?.searchParams.get('kc_action_status') ?? null, pages };
 }
 
 export interface OpenAccountActionOptions extends Pick<SignInOptions, 'issuer' | 'clientId' | 'redirectUri'> {
@@ -222,6 +229,27 @@ export async function openAccountAction(options: OpenAccountActionOptions): Prom
   }
   const query = reached.callback.searchParams;
   return { page: null, error: query.get('error'), status: query.get('kc_action_status'), framing: null };
+}
+
+/** Where a browser sent to an authorization request ended, the person pressing nothing. */
+export type OpenedAuthorization =
+  | { readonly callback: URL; readonly page?: undefined }
+  | { readonly page: string; readonly callback?: undefined };
+
+/**
+ * Sends a browser (its cookies) to an authorization request made elsewhere (e.g. the API's, for its own client)
+ * and follows Keycloak's redirects: back to `redirectUri` with the answer when the person's session there is
+ * enough, or the page Keycloak stops at. Nothing is answered and no code is redeemed.
+ */
+export async function openAuthorization(options: {
+  authorizationUrl: string;
+  redirectUri: string;
+  cookies: CookieJar;
+}): Promise<OpenedAuthorization> {
+  const url = new URL(options.authorizationUrl);
+  const send = browserFetch(options.cookies);
+  const reached = await followRedirects(send, await send(url.href), url, options.redirectUri);
+  return 'callback' in reached ? { callback: reached.callback } : { page: pageOf(await reached.page.text()) };
 }
 
 /** The authorization request of the shell's flow: Authorization Code with PKCE (S256). */
@@ -334,8 +362,10 @@ async function followRedirects(
 
 /**
  * Follows Keycloak from the authorization request to the redirect back to `redirectUri` over plain HTTP with
- * a cookie jar, answering each page the person knows the answer to once: the login form, the app code, a
- * confirmation (`answer`). Any other page, or one asked again (a rejected password or code), stops it.
+ * a cookie jar, answering each page the person knows the answer to once: the login form (also when Keycloak
+ * asks for the password again), the app code, a confirmation (`answer`). Any other page, or one asked again (a
+ * rejected password or code), stops it, except Keycloak's own page after a deletion it confirmed, which ends
+ * the walk without a callback.
  */
 async function throughKeycloak(
   person: Pick<SignInOptions, 'username' | 'password' | 'totpSecret'>,
@@ -343,7 +373,7 @@ async function throughKeycloak(
   redirectUri: string,
   answer?: 'confirm' | 'cancel',
   cookies: CookieJar = new Map(),
-): Promise<{ callback: URL; pages: string[] }> {
+): Promise<{ callback: URL | null; pages: string[] }> {
   const send = browserFetch(cookies);
   const pages: string[] = [];
   let response = await send(authorize.toString());
@@ -356,6 +386,7 @@ async function throughKeycloak(
     const action = formAction(html);
     const answered = pages.includes(page);
     pages.push(page);
+    if (page === 'info' && pages.at(-2) === 'deleteaccount') return { callback: null, pages };
     if (!action) {
       throw new SignInError(
         pages.length === 1
@@ -365,8 +396,10 @@ async function throughKeycloak(
       );
     }
     if (page === 'login' && !answered) {
+      // Asked to sign in again (a delete_account), Keycloak shows the name it knows and wants the password only.
+      const again = /\sid="kc-attempted-username"/.test(html);
       response = await send(action, {
-        username: person.username,
+        ...(again ? {} : { username: person.username }),
         password: person.password,
         credentialId: '',
       });
@@ -374,6 +407,8 @@ async function throughKeycloak(
       response = await send(action, { otp: await freshTotpCode(person.totpSecret) });
     } else if (page === 'delete-credential' && !answered && answer) {
       response = await send(action, answer === 'confirm' ? { accept: '' } : { 'cancel-aia': '' });
+    } else if (page === 'deleteaccount' && !answered && answer) {
+      response = await send(action, answer === 'confirm' ? {} : { 'cancel-aia': 'true' });
     } else {
       throw new SignInError(`Signing in as ${person.username} stopped at Keycloak's "${page}" page.`, page);
     }
@@ -391,6 +426,8 @@ export function formAction(html: string): string | undefined {
 export function pageOf(html: string): string {
   // delete-credential.ftl's form has no id: its confirmation text names the page.
   if (/\sid="kc-delete-text"/.test(html)) return 'delete-credential';
+  // info.ftl (e.g. "User deleted successfully") has no form.
+  if (/\sid="kc-info-message"/.test(html)) return 'info';
   const id = /<form[^>]*\sid="kc-([a-z-]+?)(?:-form)?"/i.exec(html)?.[1];
   if (id === 'form-login') return 'login';
   return id ?? 'unknown';

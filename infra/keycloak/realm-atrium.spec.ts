@@ -8,13 +8,6 @@ interface ProtocolMapper {
   protocolMapper: string;
   config: Record<string, string>;
 }
-interface AuthorizationPolicy {
-  name: string;
-  description?: string;
-  type: string;
-  logic: string;
-  config: Record<string, string>;
-}
 interface Client {
   clientId: string;
   description?: string;
@@ -31,7 +24,6 @@ interface Client {
   protocolMappers?: ProtocolMapper[];
   defaultClientScopes: string[];
   optionalClientScopes: string[];
-  authorizationSettings?: { policyEnforcementMode: string; policies: AuthorizationPolicy[] };
 }
 interface User {
   username: string;
@@ -71,7 +63,13 @@ interface Realm {
   adminEventsEnabled: boolean;
   adminPermissionsEnabled?: boolean;
   attributes: Record<string, string>;
-  roles: { realm: { name: string; composite?: boolean; composites?: { realm: string[] } }[] };
+  roles: {
+    realm: {
+      name: string;
+      composite?: boolean;
+      composites?: { realm: string[]; client?: Record<string, string[]> };
+    }[];
+  };
   defaultRole: { name: string };
   clients: Client[];
   scopeMappings: { client: string; roles: string[] }[];
@@ -284,47 +282,67 @@ describe('realm-atrium.json', () => {
     expect(serviceAccount?.realmRoles).toEqual(['remote-publisher']);
   });
 
-  it("gives the API's account client view-events and, through admin permissions, view and manage of users only", () => {
-    const serviceAccount = realm.users.find((u) => u.serviceAccountClientId === 'atrium-account-admin');
-    expect(serviceAccount?.realmRoles).toEqual([]);
-    // A users role of realm-management (view-users, manage-users) would skip the permissions below.
-    expect(serviceAccount?.clientRoles).toEqual({ 'realm-management': ['view-events'] });
-    expect(realm.clientScopeMappings['realm-management']).toEqual([
-      { client: 'atrium-account-admin', roles: ['view-events'] },
-    ]);
-    expect(realm.adminPermissionsEnabled).toBe(true);
-    const settings = client('admin-permissions').authorizationSettings;
-    expect(settings?.policyEnforcementMode).toBe('ENFORCING');
-    const policies = settings?.policies ?? [];
-    const usersOf = (name: string): string[] => {
-      const policy = policies.find((p) => p.name === name);
-      if (policy?.type !== 'user' || policy.logic !== 'POSITIVE')
-        throw new Error(`${name}: not a user policy`);
-      return JSON.parse(policy.config['users'] ?? '[]') as string[];
-    };
-    // Every permission: what it opens, and to whom. Keycloak reads the resource type from the config on import.
-    const permissions = policies
-      .filter((p) => p.type === 'scope')
-      .map((p) => ({
-        resourceType: p.config['defaultResourceType'],
-        scopes: JSON.parse(p.config['scopes'] ?? '[]') as string[],
-        to: (JSON.parse(p.config['applyPolicies'] ?? '[]') as string[]).flatMap(usersOf),
-      }));
-    expect(permissions).toEqual([
-      { resourceType: 'Users', scopes: ['view', 'manage'], to: ['service-account-atrium-account-admin'] },
-    ]);
+  describe('atrium-account-admin (the API acting for a person)', () => {
+    const api = () => client('atrium-account-admin');
+
+    it('holds view-events of realm-management and no right over users: no users role, no admin permissions', () => {
+      const serviceAccount = realm.users.find((u) => u.serviceAccountClientId === 'atrium-account-admin');
+      expect(serviceAccount?.realmRoles).toEqual([]);
+      expect(serviceAccount?.clientRoles).toEqual({ 'realm-management': ['view-events'] });
+      expect(realm.clientScopeMappings['realm-management']).toEqual([
+        { client: 'atrium-account-admin', roles: ['view-events'] },
+      ]);
+      // Fine-grained admin permissions off: nothing could grant the client view or manage of users.
+      expect(realm.adminPermissionsEnabled).toBeUndefined();
+      expect(realm.clients.map((c) => c.clientId)).not.toContain('admin-permissions');
+    });
+
+    it("gets a person's token only through that person's own sign-in: code flow with PKCE to the shell's page", () => {
+      expect(api()).toMatchObject({
+        publicClient: false,
+        standardFlowEnabled: true,
+        implicitFlowEnabled: false,
+        directAccessGrantsEnabled: false,
+        serviceAccountsEnabled: true,
+        fullScopeAllowed: false,
+        redirectUris: ['http://localhost:4000/auth/account-access'],
+        webOrigins: [],
+      });
+      expect(api().attributes).toMatchObject({
+        'pkce.code.challenge.method': 'S256',
+        'use.refresh.tokens': 'false',
+        'standard.token.exchange.enabled': 'false',
+        'oauth2.device.authorization.grant.enabled': 'false',
+        'oidc.ciba.grant.enabled': 'false',
+      });
+      // Such a token lives in the API's database (sealed) while the person's Keycloak session does: at most 30 min.
+      expect(api().attributes['access.token.lifespan']).toBe('1800');
+    });
+
+    it("carries only the account audience's view-profile and manage-account into that token", () => {
+      expect(api().defaultClientScopes).toEqual(['basic', 'roles']);
+      expect(api().optionalClientScopes).toEqual([]);
+      expect(realm.clientScopeMappings['account']).toEqual([
+        { client: 'atrium-account-admin', roles: ['view-profile', 'manage-account'] },
+      ]);
+      expect(realm.scopeMappings.map((m) => m.client)).not.toContain('atrium-account-admin');
+    });
+
+    it('gives people the account roles their own token needs, and the shell none of them', () => {
+      const defaults = realm.roles.realm.find((r) => r.name === realm.defaultRole.name);
+      expect(defaults?.composites?.client).toEqual({
+        account: ['view-profile', 'manage-account', 'delete-account'],
+      });
+      // The shell's tokens, which every remote's code can use, stay without them (see atrium-shell above).
+      expect(realm.clientScopeMappings['account']?.map((m) => m.client)).toEqual(['atrium-account-admin']);
+    });
   });
 
   it('keeps every description within the 255 characters Keycloak stores (a longer one fails the import)', () => {
-    const described = [
-      ...realm.clients,
-      ...realm.clients.flatMap((c) => c.authorizationSettings?.policies ?? []),
-    ].filter((item) => item.description !== undefined);
-    expect(described.length).toBeGreaterThan(realm.clients.length);
+    const described = realm.clients.filter((item) => item.description !== undefined);
+    expect(described.length).toBe(realm.clients.length);
     for (const item of described) {
-      expect(item.description!.length, 'clientId' in item ? item.clientId : item.name).toBeLessThanOrEqual(
-        255,
-      );
+      expect(item.description!.length, item.clientId).toBeLessThanOrEqual(255);
     }
   });
 
@@ -502,10 +520,27 @@ describe('second factors in realm-atrium.json', () => {
       otpPolicyDigits: 6,
       otpPolicyPeriod: 30,
     });
-    // Keycloak's default required actions (CONFIGURE_TOTP, webauthn-register-passwordless, delete_credential
-    // among them, all enabled) apply: the realm names none, so none is left out. realm.int-spec.ts checks them
-    // on Keycloak.
-    expect(r.requiredActions).toBeUndefined();
+    // The realm names Keycloak 26.7's required actions as Keycloak would create them, so none is left out, with one
+    // change: Delete Account is on (the Security section's deletion). realm.int-spec.ts checks them on Keycloak.
+    const enabled = (r.requiredActions ?? []).filter((a) => a.enabled).map((a) => a.alias);
+    expect(enabled).toEqual([
+      'UPDATE_PROFILE',
+      'VERIFY_EMAIL',
+      'CONFIGURE_TOTP',
+      'UPDATE_PASSWORD',
+      'delete_account',
+      'webauthn-register',
+      'webauthn-register-passwordless',
+      'VERIFY_PROFILE',
+      'delete_credential',
+      'idp_link',
+      'CONFIGURE_RECOVERY_AUTHN_CODES',
+      'update_user_locale',
+    ]);
+    expect((r.requiredActions ?? []).filter((a) => !a.enabled).map((a) => a.alias)).toEqual([
+      'TERMS_AND_CONDITIONS',
+      'UPDATE_EMAIL',
+    ]);
   });
 
   it('binds its own browser flow and names the registration and direct grant flows a realm file with flows must have', () => {

@@ -256,9 +256,30 @@ describe('second factors on the real Keycloak', () => {
         'webauthn-register-passwordless',
         // Keycloak's Delete Credential: the Security section's "Remove" (kc_action=delete_credential:<id>).
         'delete_credential',
+        // Keycloak's Delete Account, off in a new realm: the Security section's deletion (kc_action=delete_account).
+        'delete_account',
         'VERIFY_EMAIL',
         'UPDATE_PASSWORD',
       ]),
+    );
+    // The realm file lists every action Keycloak 26.7 has, so the import leaves none out.
+    expect(actions.map((action) => action.alias).sort()).toEqual(
+      [
+        'CONFIGURE_RECOVERY_AUTHN_CODES',
+        'CONFIGURE_TOTP',
+        'TERMS_AND_CONDITIONS',
+        'UPDATE_EMAIL',
+        'UPDATE_PASSWORD',
+        'UPDATE_PROFILE',
+        'VERIFY_EMAIL',
+        'VERIFY_PROFILE',
+        'delete_account',
+        'delete_credential',
+        'idp_link',
+        'update_user_locale',
+        'webauthn-register',
+        'webauthn-register-passwordless',
+      ].sort(),
     );
   });
 

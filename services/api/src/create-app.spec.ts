@@ -39,9 +39,10 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
     expect(document.components.securitySchemes['dpop']).toMatchObject({ type: 'http', scheme: 'DPoP' });
     expect(Object.keys(document.paths).sort()).toEqual(
       [
+        '/api/account/access',
+        '/api/account/access-request',
         '/api/account/activity',
         '/api/account/credentials',
-        '/api/account/deletion',
         '/api/account/sessions',
         '/api/account/sessions/sign-out-others',
         '/api/admin/remotes',
@@ -92,9 +93,9 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
       'insufficient_scope',
       'not_remote_owner',
     ]);
-    const deletion = document.paths['/api/account/deletion']?.['post'];
-    expect(JSON.stringify(deletion?.requestBody)).toContain('#/components/schemas/AccountDeletionRequest');
-    expect(Object.keys(deletion?.responses ?? {})).toEqual(
+    const access = document.paths['/api/account/access']?.['post'];
+    expect(JSON.stringify(access?.requestBody)).toContain('#/components/schemas/AccountAccessGrant');
+    expect(Object.keys(access?.responses ?? {})).toEqual(
       expect.arrayContaining(['204', '400', '403', '503']),
     );
     expect(JSON.stringify(document.components.schemas['AccountSession'])).toContain('lastAccessAt');

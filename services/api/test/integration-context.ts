@@ -98,7 +98,13 @@ interface KeycloakWalker {
     totpSecret?: string;
     kcAction: string;
     answer: 'confirm' | 'cancel';
+    cookies?: Map<string, string>;
   }) => Promise<{ status: string | null; pages: readonly string[] }>;
+  openAuthorization: (options: {
+    authorizationUrl: string;
+    redirectUri: string;
+    cookies: Map<string, string>;
+  }) => Promise<{ callback: URL; page?: undefined } | { page: string; callback?: undefined }>;
   openAccountAction: (options: {
     issuer: string;
     kcAction: string;
@@ -140,6 +146,43 @@ export async function signIn(
     accessToken: tokens.access_token,
     dpop: await dpopKeyFrom(tokens.dpop.privateKey, tokens.dpop.publicJwk),
   };
+}
+
+/**
+ * A person signed in through the shell's flow in a browser of their own: the DPoP-bound token, and the
+ * browser's cookies, which hold the Keycloak session that token belongs to (its `sid`).
+ */
+export async function signInBrowser(
+  issuer: string,
+  username: string,
+  password: string,
+  totpSecret?: string,
+): Promise<{ token: BoundToken; cookies: Map<string, string> }> {
+  const { signInWithPassword } = await keycloakWalker();
+  const cookies = new Map<string, string>();
+  const tokens = await signInWithPassword({
+    issuer,
+    username,
+    password,
+    ...(totpSecret === undefined ? {} : { totpSecret }),
+    cookies,
+  });
+  return {
+    token: {
+      accessToken: tokens.access_token,
+      dpop: await dpopKeyFrom(tokens.dpop.privateKey, tokens.dpop.publicJwk),
+    },
+    cookies,
+  };
+}
+
+/**
+ * Sends a browser (its cookies) to an authorization request, e.g. the API's for the person's account token,
+ * following Keycloak's redirects: the answer that comes back to `redirectUri`, or the page Keycloak stops at.
+ */
+export async function openAuthorization(options: Parameters<KeycloakWalker['openAuthorization']>[0]) {
+  const { openAuthorization: open } = await keycloakWalker();
+  return open(options);
 }
 
 /**

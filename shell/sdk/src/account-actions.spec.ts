@@ -16,7 +16,8 @@ describe('isAccountAction', () => {
 
   it('refuses every other action, a password removal and an id that could carry more', () => {
     for (const value of [
-      'delete_account',
+      'DELETE_ACCOUNT',
+      'delete_account:someone-else',
       'delete_credential',
       'update_password',
       null,

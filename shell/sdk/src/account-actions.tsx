@@ -3,15 +3,20 @@ import type { AccountCredential } from './account';
 
 /**
  * Keycloak's application-initiated actions a remote may ask for by name: change the password, register a
- * passkey, set up an authenticator app. Each takes the person to Keycloak and back to the same page.
+ * passkey, set up an authenticator app, delete the account. Each takes the person to Keycloak and back to the
+ * same page, except a deletion that went through: Keycloak then says so on its own page, and the person is gone.
+ * Keycloak asks for the password again before a deletion (always, however recent the sign-in) and has the person
+ * confirm it on its own page, which no other site may frame: a remote can start it, never carry it out.
  */
-export type AccountActionName = 'UPDATE_PASSWORD' | 'webauthn-register-passwordless' | 'CONFIGURE_TOTP';
+export type AccountActionName =
+  'UPDATE_PASSWORD' | 'webauthn-register-passwordless' | 'CONFIGURE_TOTP' | 'delete_account';
 
 /** Every {@link AccountActionName}; with {@link RemoveCredential}, the shell starts no other action. */
 export const ACCOUNT_ACTIONS: readonly AccountActionName[] = [
   'UPDATE_PASSWORD',
   'webauthn-register-passwordless',
   'CONFIGURE_TOTP',
+  'delete_account',
 ];
 
 /** The kinds of credential a person may remove: every second factor and passkey; the password stays. */
@@ -76,6 +81,12 @@ export interface AccountActions {
    * @throws Error for a value that is no {@link AccountAction} (see {@link isAccountAction}).
    */
   readonly run: (action: AccountAction) => Promise<void>;
+  /**
+   * Leaves the page for Keycloak to let the Atrium API act on the person's own account (list their sessions and
+   * sign-in methods, end their other sessions) and comes back to the current page: the answer to
+   * `account_access_required`. Keycloak signs the person in for it without a page while their session lives.
+   */
+  readonly requestAccess: () => Promise<void>;
   /** The outcome of the action the person just came back from, or null. */
   readonly lastResult: AccountActionResult | null;
   /** Forgets {@link AccountActions.lastResult} (the message was read). */

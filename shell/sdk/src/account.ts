@@ -22,8 +22,14 @@ export type SecurityEventType = SecurityEvent['type'];
 /** Response of `GET /api/account/activity`. */
 export type AccountActivity = Schemas['AccountActivity'];
 
-/** Body of `POST /api/account/deletion`: the person's username, typed to confirm. */
-export type AccountDeletionRequest = Schemas['AccountDeletionRequest'];
+/** Body of `POST /api/account/access-request`: the shell's page Keycloak answers to. */
+export type AccountAccessRequest = Schemas['AccountAccessRequest'];
+
+/** Response of `POST /api/account/access-request`: Keycloak's authorization request for the browser to open. */
+export type AccountAccessRedirect = Schemas['AccountAccessRedirect'];
+
+/** Body of `POST /api/account/access`: Keycloak's answer (code and state) as it reached the shell's page. */
+export type AccountAccessGrant = Schemas['AccountAccessGrant'];
 
 /** One sign-in method of the person (password, authenticator app, passkey), from `GET /api/account/credentials`. */
 export type AccountCredential = Schemas['AccountCredential'];

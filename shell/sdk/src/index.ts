@@ -15,10 +15,12 @@ export type {
   RemoveCredential,
 } from './account-actions';
 export type {
+  AccountAccessGrant,
+  AccountAccessRedirect,
+  AccountAccessRequest,
   AccountActivity,
   AccountCredential,
   AccountCredentials,
-  AccountDeletionRequest,
   AccountSession,
   AccountSessions,
   SecurityEvent,

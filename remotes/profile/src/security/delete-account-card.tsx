@@ -1,25 +1,24 @@
-import { useApi, useAtrium, type AccountDeletionRequest } from '@atrium/sdk';
+import { useAccountActions, useAtrium } from '@atrium/sdk';
 import { useId, useState, type FormEvent } from 'react';
-import { describeAccountError } from './describe-error';
 
-/** Deleting the account, once the person typed their username. */
+/**
+ * Deleting the account: once the person typed their username, Keycloak's own Delete Account action
+ * (kc_action=delete_account) asks for their password again and for a confirmation on its page, then deletes
+ * them; Atrium erases what it keeps about them when Keycloak reports it. Cancelled there, the person comes
+ * back here and nothing changed.
+ */
 export function DeleteAccountCard() {
-  const api = useApi();
-  const { user, signOut } = useAtrium();
+  const actions = useAccountActions();
+  const { user } = useAtrium();
   const inputId = useId();
   const [typed, setTyped] = useState('');
-  const [state, setState] = useState<{ status: 'idle' | 'busy' } | { status: 'failed'; error: unknown }>({
-    status: 'idle',
-  });
+  const [leaving, setLeaving] = useState(false);
+  const result = actions.lastResult?.action === 'delete_account' ? actions.lastResult : null;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    setState({ status: 'busy' });
-    const body: AccountDeletionRequest = { confirmation: typed };
-    api.post<void>('/api/account/deletion', body).then(
-      () => void signOut(),
-      (error: unknown) => setState({ status: 'failed', error }),
-    );
+    setLeaving(true);
+    void actions.run('delete_account').catch(() => setLeaving(false));
   };
 
   return (
@@ -27,7 +26,25 @@ export function DeleteAccountCard() {
       <h2 id="security-delete-heading">Delete the account</h2>
       <p>
         This removes your sign-in, your sessions and everything Atrium keeps about you. It cannot be undone.
+        Atrium's sign-in service asks for your password again and for your confirmation.
       </p>
+      {result && result.status !== 'success' && (
+        <div
+          role={result.status === 'error' ? 'alert' : 'status'}
+          data-testid="security-delete-result"
+          data-status={result.status}
+          className={result.status === 'error' ? 'atrium-profile__error' : 'atrium-profile__notice'}
+        >
+          <p>
+            {result.status === 'cancelled'
+              ? 'Your account was not deleted: you cancelled.'
+              : 'Your account was not deleted. Please try again.'}
+          </p>
+          <button type="button" className="atrium-profile__button" onClick={actions.dismissResult}>
+            Dismiss
+          </button>
+        </div>
+      )}
       <form onSubmit={submit}>
         <label htmlFor={inputId}>
           Type your username, <strong>{user.username}</strong>, to confirm
@@ -39,16 +56,11 @@ export function DeleteAccountCard() {
           value={typed}
           onChange={(event) => setTyped(event.target.value)}
         />
-        {state.status === 'failed' && (
-          <p role="alert" className="atrium-profile__error">
-            {describeAccountError(state.error, 'Your account was not deleted')}
-          </p>
-        )}
         <button
           type="submit"
           className="atrium-profile__button atrium-profile__button--danger"
           data-testid="security-delete-account"
-          disabled={typed !== user.username || state.status === 'busy'}
+          disabled={typed !== user.username || leaving}
         >
           Delete my account
         </button>

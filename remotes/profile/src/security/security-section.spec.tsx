@@ -36,6 +36,7 @@ const session = (id: string, current: boolean) => ({
 function renderSection(lastResult: AccountActionResult | null = null) {
   const signOut = vi.fn(() => Promise.resolve());
   const run = vi.fn(() => Promise.resolve());
+  const requestAccess = vi.fn(() => Promise.resolve());
   const context: AtriumContextValue = {
     user: { sub: 's1', username: 'alice', name: 'Alice', email: 'alice@atrium.test', roles: ['atrium-user'] },
     api: createApiClient({
@@ -51,12 +52,12 @@ function renderSection(lastResult: AccountActionResult | null = null) {
   };
   render(
     <AtriumProvider value={context}>
-      <AccountActionsProvider value={{ run, lastResult, dismissResult: vi.fn() }}>
+      <AccountActionsProvider value={{ run, requestAccess, lastResult, dismissResult: vi.fn() }}>
         <SecuritySection />
       </AccountActionsProvider>
     </AtriumProvider>,
   );
-  return { signOut, run };
+  return { signOut, run, requestAccess };
 }
 
 const PASSWORD = {
@@ -72,6 +73,19 @@ const PASSKEY = {
   createdAt: '2026-11-21T10:00:00.000Z',
 } as const;
 const APP = { id: 'otp-1', type: 'otp', label: 'Phone', createdAt: '2026-11-22T10:00:00.000Z' } as const;
+
+const accessRequired = () =>
+  HttpResponse.json(
+    {
+      type: 'urn:atrium:problem:account_access_required',
+      title: 'Your permission at Keycloak is needed',
+      status: 403,
+      detail:
+        'Atrium acts on your account at Keycloak only with your own permission (none in this session yet).',
+      code: 'account_access_required',
+    },
+    { status: 403, headers: { 'content-type': 'application/problem+json' } },
+  );
 
 const unavailable = () =>
   HttpResponse.json(
@@ -160,17 +174,9 @@ describe('SecuritySection', () => {
     expect(screen.getByTestId<HTMLButtonElement>('security-sign-out-others').disabled).toBe(true);
   });
 
-  it('deletes only after the username is typed, then signs out; a refusal is shown in words', async () => {
+  it("deletes only after the username is typed, through Keycloak's own action, which the API never runs", async () => {
     defaultHandlers();
-    const bodies: unknown[] = [];
-    let answer: 'refuse' | 'accept' = 'refuse';
-    server.use(
-      http.post(`${API}/api/account/deletion`, async ({ request }) => {
-        bodies.push(await request.json());
-        return answer === 'refuse' ? unavailable() : new HttpResponse(null, { status: 204 });
-      }),
-    );
-    const { signOut } = renderSection();
+    const { run, signOut } = renderSection();
     await screen.findAllByTestId('security-credential');
     await screen.findAllByTestId('security-event');
     await screen.findAllByTestId('security-session');
@@ -180,13 +186,42 @@ describe('SecuritySection', () => {
     expect(button.disabled).toBe(true);
     fireEvent.change(input, { target: { value: 'alice' } });
     fireEvent.click(button);
-    const section = screen.getByRole('region', { name: 'Delete the account' });
-    expect((await within(section).findByRole('alert')).textContent).toContain('nothing was changed');
+    // Keycloak asks for the password and the confirmation, then deletes: the page is leaving for it.
+    expect(run).toHaveBeenCalledWith('delete_account');
+    expect(button.disabled).toBe(true);
     expect(signOut).not.toHaveBeenCalled();
-    answer = 'accept';
-    fireEvent.click(button);
-    await vi.waitFor(() => expect(signOut).toHaveBeenCalled());
-    expect(bodies).toEqual([{ confirmation: 'alice' }, { confirmation: 'alice' }]);
+  });
+
+  it('says the account was not deleted when the person cancelled at Keycloak, in the deletion card only', async () => {
+    defaultHandlers();
+    renderSection({ action: 'delete_account', status: 'cancelled' });
+    const shown = screen.getByTestId('security-delete-result');
+    expect(shown.textContent).toContain('Your account was not deleted: you cancelled.');
+    expect(shown.getAttribute('role')).toBe('status');
+    expect(screen.queryByTestId('security-action-result')).toBeNull();
+    await screen.findAllByTestId('security-credential');
+    await screen.findAllByTestId('security-event');
+    await screen.findAllByTestId('security-session');
+  });
+
+  it("asks for the person's permission at Keycloak when the API may not act for them yet, then lists", async () => {
+    defaultHandlers();
+    server.use(
+      http.get(`${API}/api/account/credentials`, accessRequired),
+      http.get(`${API}/api/account/sessions`, accessRequired),
+    );
+    const { requestAccess } = renderSection();
+    const needed = await screen.findAllByTestId('security-access-needed');
+    expect(needed).toHaveLength(2);
+    expect(needed[0]!.textContent).toContain('your sign-in methods');
+    expect(needed[1]!.textContent).toContain('where you are signed in');
+    expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
+    // Security activity needs no permission of the person's: Keycloak's events are the API's to read.
+    await screen.findAllByTestId('security-event');
+    const [first] = screen.getAllByTestId<HTMLButtonElement>('security-continue-access');
+    fireEvent.click(first!);
+    expect(requestAccess).toHaveBeenCalledTimes(1);
+    expect(first!.disabled).toBe(true);
   });
 
   it('lists the sign-in methods with their labels and dates, and removes a second factor through Keycloak', async () => {

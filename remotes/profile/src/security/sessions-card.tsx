@@ -1,5 +1,6 @@
 import { useApi, type AccountSessions, type SignedOutSessions } from '@atrium/sdk';
 import { useState } from 'react';
+import { AccountAccessNeeded, needsAccountAccess } from './account-access-needed';
 import { describeAccountError } from './describe-error';
 import { formatTime } from './format-time';
 import { useAccountResource } from './use-account-resource';
@@ -32,7 +33,10 @@ export function SessionsCard() {
     <section aria-labelledby="security-sessions-heading" className="atrium-profile__card">
       <h2 id="security-sessions-heading">Where you are signed in</h2>
       {state.status === 'loading' && <p className="atrium-profile__muted">Loading your sessions…</p>}
-      {state.status === 'failed' && (
+      {state.status === 'failed' && needsAccountAccess(state.error) && (
+        <AccountAccessNeeded what="where you are signed in" />
+      )}
+      {state.status === 'failed' && !needsAccountAccess(state.error) && (
         <div role="alert" className="atrium-profile__error">
           <p>{describeAccountError(state.error, 'Your sessions could not be loaded')}</p>
           <button type="button" className="atrium-profile__button" onClick={reload}>

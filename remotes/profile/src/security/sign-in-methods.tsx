@@ -10,6 +10,7 @@ import {
 } from '@atrium/sdk';
 import { useState } from 'react';
 import { credentialName } from './credential-names';
+import { AccountAccessNeeded, needsAccountAccess } from './account-access-needed';
 import { describeAccountError } from './describe-error';
 import { formatTime } from './format-time';
 import { useAccountResource } from './use-account-resource';
@@ -67,7 +68,8 @@ export function SignInMethods() {
   const actions = useAccountActions();
   const { state, reload } = useAccountResource<AccountCredentials>('/api/account/credentials');
   const [leaving, setLeaving] = useState(false);
-  const result = actions.lastResult;
+  // The deletion's outcome is the deletion card's to show.
+  const result = actions.lastResult?.action === 'delete_account' ? null : actions.lastResult;
   const start = (action: AccountAction) => {
     setLeaving(true);
     void actions.run(action).catch(() => setLeaving(false));
@@ -94,7 +96,10 @@ export function SignInMethods() {
         </div>
       )}
       {state.status === 'loading' && <p className="atrium-profile__muted">Loading your sign-in methods…</p>}
-      {state.status === 'failed' && (
+      {state.status === 'failed' && needsAccountAccess(state.error) && (
+        <AccountAccessNeeded what="your sign-in methods" />
+      )}
+      {state.status === 'failed' && !needsAccountAccess(state.error) && (
         <div role="alert" className="atrium-profile__error">
           <p>{describeAccountError(state.error, 'Your sign-in methods could not be loaded')}</p>
           <button type="button" className="atrium-profile__button" onClick={reload}>

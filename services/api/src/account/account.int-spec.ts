@@ -5,11 +5,14 @@ import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import type { BoundToken } from '../../test/dpop-key.js';
 import {
   countRows,
+  fetchClientToken,
   fetchDeployerToken,
   openAccountAction,
+  openAuthorization,
   runAccountAction,
   signedInBrowser,
   signIn,
+  signInBrowser,
 } from '../../test/integration-context.js';
 import { KeycloakAdminClient, KeycloakAdminError } from './keycloak-admin.client.js';
 import { KeycloakEventsPoller, SETTLE_MS } from './keycloak-events.poller.js';
@@ -21,25 +24,36 @@ const issuer = inject('oidcIssuerUrl');
 const databaseUrl = inject('databaseUrl');
 const keycloakBase = issuer.replace(/\/realms\/[^/]+$/, '');
 const adminApi = `${keycloakBase}/admin/realms/atrium`;
+/** The shell's page Keycloak sends the answer to the API's authorization request to (the realm registers it). */
+const ACCESS_PAGE = 'http://localhost:4000/auth/account-access';
 
-/** The master realm's bootstrap administrator: only the test itself uses it, to arrange and to look. */
-async function masterAdmin(): Promise<(method: string, path: string, body?: unknown) => Promise<Response>> {
-  const response = await fetch(`${keycloakBase}/realms/master/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'password',
-      client_id: 'admin-cli',
-      username: process.env['KEYCLOAK_ADMIN_USERNAME'] ?? 'admin',
-      password: process.env['KEYCLOAK_ADMIN_PASSWORD'] ?? 'admin',
-    }),
-  });
-  const { access_token: token } = (await response.json()) as { access_token: string };
-  return (method, path, body) =>
+/**
+ * The master realm's bootstrap administrator: only the test itself uses it, to arrange and to look. Its tokens
+ * live a minute, so each call takes one at most 30 s old.
+ */
+function masterAdmin(): (method: string, path: string, body?: unknown) => Promise<Response> {
+  let token: { value: string; takenAt: number } | undefined;
+  const fresh = async () => {
+    if (token && Date.now() - token.takenAt < 30_000) return token.value;
+    const response = await fetch(`${keycloakBase}/realms/master/protocol/openid-connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'password',
+        client_id: 'admin-cli',
+        username: process.env['KEYCLOAK_ADMIN_USERNAME'] ?? 'admin',
+        password: process.env['KEYCLOAK_ADMIN_PASSWORD'] ?? 'admin',
+      }),
+    });
+    const { access_token: value } = (await response.json()) as { access_token: string };
+    token = { value, takenAt: Date.now() };
+    return value;
+  };
+  return async (method, path, body) =>
     fetch(`${adminApi}${path}`, {
       method,
       headers: {
-        authorization: `Bearer ${token}`,
+        authorization: `Bearer ${await fresh()}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -73,7 +87,7 @@ const APP_CREDENTIAL_DATA = JSON.stringify({
 
 describe('/api/account against the real Keycloak, on PostgreSQL', () => {
   let api: TestApp;
-  let admin: Awaited<ReturnType<typeof masterAdmin>>;
+  let admin: ReturnType<typeof masterAdmin>;
 
   /** A person with a password and, given `appLabel`, an authenticator app of that name. */
   async function createPerson(options: { appLabel?: string } = {}): Promise<Person> {
@@ -128,11 +142,44 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
       (s) => s.id,
     );
   const sidOf = (token: BoundToken) => decodeJwt(token.accessToken)['sid'] as string;
+  /** The API's authorization request for the caller's account token, as the shell asks for it. */
+  const accessRequest = async (token: BoundToken) => {
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/account/access-request',
+      token,
+      body: { redirectUri: ACCESS_PAGE },
+    });
+    expect(response.statusCode).toBe(200);
+    return response.json<{ authorizationUrl: string }>().authorizationUrl;
+  };
+  /**
+   * What the Security section's "Continue" does in the person's browser: the API's authorization request,
+   * answered by Keycloak from the person's session (no page), handed back to the API.
+   */
+  const grantAccess = async (person: { token: BoundToken; cookies: Map<string, string> }) => {
+    const answered = await openAuthorization({
+      authorizationUrl: await accessRequest(person.token),
+      redirectUri: ACCESS_PAGE,
+      cookies: person.cookies,
+    });
+    expect(answered.page, 'Keycloak showed a page instead of answering').toBeUndefined();
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/account/access',
+      token: person.token,
+      body: {
+        code: answered.callback!.searchParams.get('code'),
+        state: answered.callback!.searchParams.get('state'),
+      },
+    });
+    expect(response.statusCode, response.body).toBe(204);
+  };
   const auditCount = (where: string) =>
     countRows(databaseUrl, `select count(*)::int as n from audit_event where ${where}`);
 
   beforeAll(async () => {
-    admin = await masterAdmin();
+    admin = masterAdmin();
     api = await createTestApp({ OIDC_ISSUER_URL: issuer, DATABASE_URL: databaseUrl });
     await api.waitForIssuer();
   });
@@ -143,67 +190,153 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
 
   it("lists the caller's sessions and signs out only the others, whatever id an attacker adds", async () => {
     const person = await createPerson();
-    const here = await signIn(issuer, person.username, person.password);
+    const here = await signInBrowser(issuer, person.username, person.password);
     const elsewhere = await signIn(issuer, person.username, person.password);
     const attacker = await createPerson();
-    const attackerToken = await signIn(issuer, attacker.username, attacker.password);
+    const attackerHere = await signInBrowser(issuer, attacker.username, attacker.password);
+    await grantAccess(here);
+    await grantAccess(attackerHere);
 
-    const list = await api.request({ url: '/api/account/sessions', token: here });
+    const list = await api.request({ url: '/api/account/sessions', token: here.token });
     expect(list.statusCode).toBe(200);
     const { sessions } = list.json<{
       sessions: { id: string; current: boolean; applications: string[] }[];
     }>();
-    expect(sessions.map((s) => s.id).sort()).toEqual([sidOf(here), sidOf(elsewhere)].sort());
-    expect(sessions.find((s) => s.current)?.id).toBe(sidOf(here));
-    expect(sessions[0]?.applications).toEqual(['atrium-shell']);
+    expect(sessions.map((s) => s.id).sort()).toEqual([sidOf(here.token), sidOf(elsewhere)].sort());
+    expect(sessions.find((s) => s.current)?.id).toBe(sidOf(here.token));
+    // The API's own client signed in to the session to act for the person: not one of their applications.
+    for (const session of sessions) expect(session.applications).toEqual(['atrium-shell']);
 
     // The attacker names the person's user and session everywhere a server might look: no effect on them.
     const attack = await api.request({
       method: 'POST',
-      url: `/api/account/sessions/sign-out-others?userId=${person.id}&sessionId=${sidOf(here)}`,
-      token: attackerToken,
+      url: `/api/account/sessions/sign-out-others?userId=${person.id}&sessionId=${sidOf(here.token)}`,
+      token: attackerHere.token,
       body: { userId: person.id, sub: person.id, sessionId: sidOf(elsewhere) },
     });
     expect(attack.statusCode).toBe(200);
     expect(attack.json()).toEqual({ signedOut: 0 });
-    expect((await sessionIdsOf(person)).sort()).toEqual([sidOf(here), sidOf(elsewhere)].sort());
+    expect((await sessionIdsOf(person)).sort()).toEqual([sidOf(here.token), sidOf(elsewhere)].sort());
 
     const signOut = await api.request({
       method: 'POST',
       url: '/api/account/sessions/sign-out-others',
-      token: here,
+      token: here.token,
     });
     expect(signOut.json()).toEqual({ signedOut: 1 });
-    expect(await sessionIdsOf(person)).toEqual([sidOf(here)]);
+    expect(await sessionIdsOf(person)).toEqual([sidOf(here.token)]);
     // The person keeps working in this session.
-    expect((await api.request({ url: '/api/account/sessions', token: here })).statusCode).toBe(200);
+    expect((await api.request({ url: '/api/account/sessions', token: here.token })).statusCode).toBe(200);
+  });
+
+  it("holds the person's account token only for the person's own session: no other answer is taken for it", async () => {
+    const victim = await createPerson();
+    const attacker = await createPerson();
+    const victimHere = await signInBrowser(issuer, victim.username, victim.password);
+    const attackerHere = await signInBrowser(issuer, attacker.username, attacker.password);
+    const denied = async (token: BoundToken) =>
+      (await api.request({ url: '/api/account/sessions', token })).json<{ code: string }>().code;
+
+    // Before the person's own sign-in there, nothing: the API has no right of its own to fall back on.
+    expect(await denied(victimHere.token)).toBe('account_access_required');
+
+    // The attacker has their own authorization request sent through the victim's browser (a link): Keycloak
+    // answers with a code of the victim's session, which the attacker brings to the API with their own state.
+    const lure = await accessRequest(attackerHere.token);
+    const caught = await openAuthorization({
+      authorizationUrl: lure,
+      redirectUri: ACCESS_PAGE,
+      cookies: victimHere.cookies,
+    });
+    const stolen = await api.request({
+      method: 'POST',
+      url: '/api/account/access',
+      token: attackerHere.token,
+      body: {
+        code: caught.callback!.searchParams.get('code'),
+        state: caught.callback!.searchParams.get('state'),
+      },
+    });
+    expect(stolen.statusCode).toBe(403);
+    expect(stolen.json<{ code: string }>().code).toBe('account_access_required');
+    expect(await denied(attackerHere.token)).toBe('account_access_required');
+    const kept = `select count(*)::int as n from account_access where session_id in ('${sidOf(attackerHere.token)}', '${sidOf(victimHere.token)}')`;
+    expect(await countRows(databaseUrl, kept)).toBe(0);
+
+    // The victim's own answer, brought by the victim: taken once. Brought again (a copy replayed), it is refused,
+    // and Keycloak withdraws what it gave for it: the person gives access anew, their session unharmed.
+    const own = await openAuthorization({
+      authorizationUrl: await accessRequest(victimHere.token),
+      redirectUri: ACCESS_PAGE,
+      cookies: victimHere.cookies,
+    });
+    const answer = {
+      code: own.callback!.searchParams.get('code'),
+      state: own.callback!.searchParams.get('state'),
+    };
+    const granted = await api.request({
+      method: 'POST',
+      url: '/api/account/access',
+      token: victimHere.token,
+      body: answer,
+    });
+    expect(granted.statusCode).toBe(204);
+    expect((await api.request({ url: '/api/account/sessions', token: victimHere.token })).statusCode).toBe(
+      200,
+    );
+    const again = await api.request({
+      method: 'POST',
+      url: '/api/account/access',
+      token: victimHere.token,
+      body: answer,
+    });
+    expect(again.json<{ code: string }>().code).toBe('account_access_required');
+    expect(await denied(victimHere.token)).toBe('account_access_required');
+    await grantAccess(victimHere);
+    expect((await api.request({ url: '/api/account/sessions', token: victimHere.token })).statusCode).toBe(
+      200,
+    );
+    // The same person in another session of theirs is not served by it either.
+    const victimElsewhere = await signIn(issuer, victim.username, victim.password);
+    expect(await denied(victimElsewhere)).toBe('account_access_required');
   });
 
   it('refuses a token of another client (azp): a machine cannot act on its own service account', async () => {
     const deployer = await fetchDeployerToken(issuer);
-    for (const [method, url] of [
-      ['GET', '/api/account/sessions'],
-      ['GET', '/api/account/credentials'],
-      ['GET', '/api/account/activity'],
-      ['POST', '/api/account/sessions/sign-out-others'],
+    for (const [method, url, body] of [
+      ['GET', '/api/account/sessions', undefined],
+      ['GET', '/api/account/credentials', undefined],
+      ['GET', '/api/account/activity', undefined],
+      ['POST', '/api/account/sessions/sign-out-others', undefined],
+      ['POST', '/api/account/access-request', { redirectUri: ACCESS_PAGE }],
+      ['POST', '/api/account/access', { code: 'c', state: 's' }],
     ] as const) {
-      const response = await api.request({ method, url, token: deployer });
+      const response = await api.request({ method, url, token: deployer, ...(body ? { body } : {}) });
       expect(response.statusCode, url).toBe(403);
       expect(response.json<{ code: string }>().code).toBe('personal_session_required');
     }
     const sub = decodeJwt(deployer).sub!;
-    const deletion = await api.request({
-      method: 'POST',
-      url: '/api/account/deletion',
-      token: deployer,
-      body: { confirmation: sub },
-    });
-    expect(deletion.statusCode).toBe(403);
     expect((await admin('GET', `/users/${sub}`)).status).toBe(200);
   });
 
-  it('has a service client that cannot go beyond its roles: no clients, no client secrets, no realm settings', async () => {
+  it("gives the API's own Keycloak client no right over anyone: not a password, a user, a session, a role, the realm", async () => {
+    // The attacker holds the API's Keycloak secret and uses it directly against Keycloak's admin API, and
+    // through the API's own client (its cached token), for every change that took over an account before.
+    const secret = process.env['ATRIUM_ACCOUNT_ADMIN_SECRET'] ?? 'atrium-account-admin-dev-secret';
+    const stolen = await fetchClientToken(issuer, 'atrium-account-admin', secret);
+    const direct = (method: string, path: string, body?: unknown) =>
+      fetch(`${adminApi}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${stolen}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
     const keycloak = api.app.get(KeycloakAdminClient);
+    const person = await createPerson({ appLabel: 'Phone' });
+    const app = await appOf(person);
+    const token = await signIn(issuer, person.username, person.password, person.totpSecret);
     const json = async <T>(path: string) => (await (await admin('GET', path)).json()) as T;
     const [management] = await json<{ id: string }[]>('/clients?clientId=realm-management');
     const [self] = await json<{ id: string }[]>('/clients?clientId=atrium-account-admin');
@@ -211,112 +344,83 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
       `/clients/${management!.id}/roles/realm-admin`,
     );
     const serviceUser = await json<{ id: string }>(`/clients/${self!.id}/service-account-user`);
-    const attempts: [string, () => Promise<unknown>][] = [
-      ['read the clients and their secrets', () => keycloak.call('GET', '/clients')],
-      ['change the realm', () => keycloak.call('PUT', '', { body: { bruteForceProtected: false } })],
-      ['create a client', () => keycloak.call('POST', '/clients', { body: { clientId: 'evil' } })],
+    const role = await json<{ id: string; name: string }>('/roles/atrium-admin');
+    const newPassword = `Pw-${randomBytes(9).toString('base64url')}`;
+    const attempts: [string, string, string, unknown?][] = [
+      [
+        "set the person's password",
+        'PUT',
+        `/users/${person.id}/reset-password`,
+        { type: 'password', value: newPassword, temporary: false },
+      ],
+      ["remove the person's authenticator app", 'DELETE', `/users/${person.id}/credentials/${app.id}`],
+      ['change their e-mail', 'PUT', `/users/${person.id}`, { email: 'attacker@evil.test' }],
+      ['send them an action mail', 'PUT', `/users/${person.id}/execute-actions-email`, ['UPDATE_PASSWORD']],
+      ['read them', 'GET', `/users/${person.id}`],
+      ['read their sessions', 'GET', `/users/${person.id}/sessions`],
+      ['end their session', 'DELETE', `/sessions/${sidOf(token)}`],
+      ['delete them', 'DELETE', `/users/${person.id}`],
+      ['grant atrium-admin', 'POST', `/users/${person.id}/role-mappings/realm`, [role]],
+      ['impersonate them', 'POST', `/users/${person.id}/impersonation`],
+      [
+        'create a user',
+        'POST',
+        '/users',
+        { username: `acct-evil-${randomBytes(4).toString('hex')}`, enabled: true },
+      ],
+      ['read the clients and their secrets', 'GET', '/clients'],
+      ['change the realm', 'PUT', '', { bruteForceProtected: false }],
+      ['create a client', 'POST', '/clients', { clientId: 'evil' }],
       [
         'make itself a realm administrator',
-        () =>
-          keycloak.call('POST', `/users/${serviceUser.id}/role-mappings/clients/${management!.id}`, {
-            body: [realmAdmin],
-          }),
+        'POST',
+        `/users/${serviceUser.id}/role-mappings/clients/${management!.id}`,
+        [realmAdmin],
       ],
     ];
-    for (const [what, attempt] of attempts) {
-      const error = await attempt().then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+    const refused: Record<string, number> = {};
+    for (const [what, method, path, body] of attempts) {
+      refused[what] = (await direct(method, path, body)).status;
+      // The same through the API's own client, as code running inside the API would.
+      const error = await keycloak
+        .call(method as 'GET' | 'POST' | 'PUT' | 'DELETE', path, body === undefined ? {} : { body })
+        .then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
       expect(error, what).toBeInstanceOf(KeycloakAdminError);
       expect((error as KeycloakAdminError).status, what).toBe(403);
     }
-    const realm = (await (await admin('GET', '')).json()) as { bruteForceProtected: boolean };
-    expect(realm.bruteForceProtected).toBe(true);
+    expect(refused).toEqual(Object.fromEntries(attempts.map(([what]) => [what, 403])));
+
+    // Nothing changed: the person signs in with their own password and app, the new password is refused, their
+    // session, e-mail, roles and app are theirs; the client still holds view-events only.
+    await expect(signIn(issuer, person.username, newPassword, person.totpSecret)).rejects.toThrow();
+    await expect(signIn(issuer, person.username, person.password, person.totpSecret)).resolves.toBeDefined();
+    expect(await sessionIdsOf(person)).toContain(sidOf(token));
+    expect((await json<{ email: string }>(`/users/${person.id}`)).email).toBe(
+      `${person.username}@atrium.test`,
+    );
+    expect((await credentialsOf(person)).map((credential) => credential.id)).toContain(app.id);
+    const roles = await json<{ name: string }[]>(`/users/${person.id}/role-mappings/realm`);
+    expect(roles.map((r) => r.name)).not.toContain('atrium-admin');
+    expect((await json<{ bruteForceProtected: boolean }>('')).bruteForceProtected).toBe(true);
     expect(await json('/clients?clientId=evil')).toEqual([]);
     const granted = await json<{ name: string }[]>(
       `/users/${serviceUser.id}/role-mappings/clients/${management!.id}`,
     );
-    // Users are reached through the realm's admin permissions (v2), which no legacy role may bypass: see below.
-    expect(granted.map((role) => role.name)).toEqual(['view-events']);
-  });
-
-  it('cannot make anyone an administrator, add them to a group or impersonate them', async () => {
-    // The attacker holds the API's Keycloak secret: every attempt goes through the API's own client and token.
-    const keycloak = api.app.get(KeycloakAdminClient);
-    const person = await createPerson();
-    const role = (await (await admin('GET', '/roles/atrium-admin')).json()) as { id: string; name: string };
-    const group = await admin('POST', '/groups', { name: `acct-group-${randomBytes(4).toString('hex')}` });
-    expect(group.status).toBe(201);
-    const groupId = group.headers.get('location')!.split('/').at(-1)!;
-    const attackerUsername = `acct-evil-${randomBytes(4).toString('hex')}`;
-    try {
-      const attempts: [string, () => Promise<unknown>][] = [
-        [
-          'grant atrium-admin',
-          () => keycloak.call('POST', `/users/${person.id}/role-mappings/realm`, { body: [role] }),
-        ],
-        ['add to a group', () => keycloak.call('PUT', `/users/${person.id}/groups/${groupId}`)],
-        ['impersonate', () => keycloak.call('POST', `/users/${person.id}/impersonation`)],
-      ];
-      const refused: Record<string, number | undefined> = {};
-      for (const [what, attempt] of attempts) {
-        const error = await attempt().then(
-          () => undefined,
-          (caught: unknown) => caught,
-        );
-        refused[what] = error instanceof KeycloakAdminError ? error.status : undefined;
-      }
-      expect(refused).toEqual({
-        'grant atrium-admin': 403,
-        'add to a group': 403,
-        impersonate: 403,
-      });
-      // Creating users is part of manage; the roles named in the request are not granted with it.
-      await keycloak
-        .call('POST', '/users', {
-          body: { username: attackerUsername, enabled: true, realmRoles: ['atrium-admin'] },
-        })
-        .catch(() => undefined);
-      const [made] = (await (
-        await admin('GET', `/users?exact=true&username=${attackerUsername}`)
-      ).json()) as {
-        id: string;
-      }[];
-      expect(made).toBeDefined();
-      const madeRoles = (await (await admin('GET', `/users/${made!.id}/role-mappings/realm`)).json()) as {
-        name: string;
-      }[];
-      expect(madeRoles.map((r) => r.name)).not.toContain('atrium-admin');
-
-      // Nothing changed: the person has their own roles, no group, and still signs in with their own password.
-      const roles = (await (await admin('GET', `/users/${person.id}/role-mappings/realm`)).json()) as {
-        name: string;
-      }[];
-      expect(roles.map((r) => r.name)).not.toContain('atrium-admin');
-      expect(await (await admin('GET', `/users/${person.id}/groups`)).json()).toEqual([]);
-      await expect(signIn(issuer, person.username, person.password)).resolves.toBeDefined();
-      // What the account routes need still works for the same client.
-      expect(await keycloak.findUser(person.id)).toMatchObject({ id: person.id });
-      expect(await keycloak.userSessions(person.id)).toHaveLength(1);
-    } finally {
-      // The throw-away person and group go whatever happened, so the realm keeps no extra administrator.
-      await admin('DELETE', `/users/${person.id}`);
-      await admin('DELETE', `/groups/${groupId}`);
-      const [made] = (await (
-        await admin('GET', `/users?exact=true&username=${attackerUsername}`)
-      ).json()) as {
-        id: string;
-      }[];
-      if (made) await admin('DELETE', `/users/${made.id}`);
-    }
+    expect(granted.map((r) => r.name)).toEqual(['view-events']);
+    // What the API still does with it works: reading the person's events.
+    expect((await keycloak.events({ user: person.id, max: 5 })).length).toBeGreaterThan(0);
   });
 
   it("lists the caller's own sign-in methods without secrets, whatever user an attacker names", async () => {
     const person = await createPerson({ appLabel: 'Work phone' });
     const other = await createPerson({ appLabel: 'Other phone' });
     const before = Date.now();
-    const token = await signIn(issuer, person.username, person.password, person.totpSecret);
+    const here = await signInBrowser(issuer, person.username, person.password, person.totpSecret);
+    await grantAccess(here);
+    const token = here.token;
 
     const response = await api.request({
       url: `/api/account/credentials?userId=${other.id}&user=${other.id}&sub=${other.id}`,
@@ -372,8 +476,9 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     const removed = await removeAs(victim, victimApp.id, 'confirm');
     expect(removed).toEqual({ status: 'success', pages: ['login', 'otp-login', 'delete-credential'] });
     expect((await credentialsOf(victim)).map((credential) => credential.type)).toEqual(['password']);
-    const token = await signIn(issuer, victim.username, victim.password);
-    const list = await api.request({ url: '/api/account/credentials', token });
+    const here = await signInBrowser(issuer, victim.username, victim.password);
+    await grantAccess(here);
+    const list = await api.request({ url: '/api/account/credentials', token: here.token });
     expect(list.json<{ credentials: { type: string }[] }>().credentials.map((c) => c.type)).toEqual([
       'password',
     ]);
@@ -411,7 +516,7 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     expect(await idsOfVictim()).toContain(victimApp.id);
   });
 
-  it('answers 503 problem+json when Keycloak cannot be reached, like the other account routes', async () => {
+  it("answers 503 problem+json when Keycloak's events cannot be read", async () => {
     const person = await createPerson();
     const token = await signIn(issuer, person.username, person.password);
     await api.close();
@@ -423,7 +528,7 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     });
     try {
       await cut.waitForIssuer();
-      const response = await cut.request({ url: '/api/account/credentials', token });
+      const response = await cut.request({ url: '/api/account/activity', token });
       expect(response.statusCode).toBe(503);
       expect(response.headers['content-type']).toContain('application/problem+json');
       expect(response.json<{ code: string }>().code).toBe('identity_admin_unavailable');
@@ -472,7 +577,10 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     const person = await createPerson();
     const other = await createPerson();
     await expect(signIn(issuer, person.username, 'wrong-password')).rejects.toThrow();
-    const token = await signIn(issuer, person.username, person.password);
+    const here = await signInBrowser(issuer, person.username, person.password);
+    // Letting the API act for them signs the API's client in to their session: no sign-in of theirs.
+    await grantAccess(here);
+    const token = here.token;
     await signIn(issuer, other.username, other.password);
     const response = await api.request({ url: `/api/account/activity?user=${other.id}`, token });
     expect(response.statusCode).toBe(200);
@@ -481,55 +589,122 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     expect(items[1]?.error).toBe('invalid_user_credentials');
   });
 
-  it('deletes the account only with the typed username, then keeps an anonymised audit record', async () => {
+  it("deletes no account without the person signing in again at Keycloak: not from the signed-in page's script", async () => {
+    const person = await createPerson();
+    const here = await signInBrowser(issuer, person.username, person.password);
+    // A moment later: Keycloak counts authentication in whole seconds, and any sign-in before this second is old.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+
+    // Script in the signed-in page (a remote's code) starts Keycloak's Delete Account in the person's browser.
+    // Silently: Keycloak wants the person to sign in again first, which takes a page, and sends the browser back.
+    const silent = await openAccountAction({
+      issuer,
+      kcAction: 'delete_account',
+      prompt: 'none',
+      cookies: here.cookies,
+    });
+    expect(silent).toMatchObject({ page: null, error: 'login_required' });
+    // Openly: however live the session, Keycloak asks for the password again before it shows the deletion, on a
+    // page no other site may frame; the script knows no password, and nothing is deleted.
+    const open = await openAccountAction({ issuer, kcAction: 'delete_account', cookies: here.cookies });
+    expect(open).toEqual({
+      page: 'login',
+      error: null,
+      status: null,
+      framing: { frameAncestors: "'self'", xFrameOptions: 'SAMEORIGIN' },
+    });
+    // The API offers no way to delete anyone: no route, and no right at Keycloak for one (see above).
+    const viaApi = await api.request({
+      method: 'POST',
+      url: '/api/account/deletion',
+      token: here.token,
+      body: {},
+    });
+    expect(viaApi.statusCode).toBe(404);
+    expect((await admin('GET', `/users/${person.id}`)).status).toBe(200);
+    // The person keeps working, and cancelling at Keycloak's confirmation keeps the account too.
+    expect((await api.request({ url: '/api/me', token: here.token })).statusCode).toBe(200);
+    const cancelled = await runAccountAction({
+      issuer,
+      username: person.username,
+      password: person.password,
+      kcAction: 'delete_account',
+      answer: 'cancel',
+    });
+    expect(cancelled).toEqual({ status: 'cancelled', pages: ['login', 'deleteaccount'] });
+    expect((await admin('GET', `/users/${person.id}`)).status).toBe(200);
+  });
+
+  it("deletes the account after a fresh sign-in; the person's still-valid token then brings none of it back", async () => {
     const person = await createPerson();
     const victim = await createPerson();
-    const token = await signIn(issuer, person.username, person.password);
+    const here = await signInBrowser(issuer, person.username, person.password);
+    const token = here.token;
     expect((await api.request({ url: '/api/me', token })).statusCode).toBe(200);
+    const saved = await api.request({
+      method: 'PUT',
+      url: '/api/me/preferences',
+      token,
+      body: { theme: 'dark' },
+    });
+    expect(saved.statusCode).toBe(200);
+    await grantAccess(here);
     await settle();
     await api.app.get(KeycloakEventsPoller).pollOnce();
     expect(await auditCount(`target = 'user:${person.id}'`)).toBeGreaterThan(0);
+    const profileRows = (id: string) =>
+      countRows(databaseUrl, `select count(*)::int as n from user_profile where id = '${id}'`);
 
-    const wrong = await api.request({
-      method: 'POST',
-      url: '/api/account/deletion',
-      token,
-      body: { confirmation: person.username.toUpperCase() },
+    // The person's own Delete Account at Keycloak, from the shell: their password again, then the confirmation.
+    const deleted = await runAccountAction({
+      issuer,
+      username: person.username,
+      password: person.password,
+      kcAction: 'delete_account',
+      answer: 'confirm',
+      cookies: here.cookies,
     });
-    expect(wrong.statusCode).toBe(400);
-    expect(wrong.json<{ code: string }>().code).toBe('validation_failed');
-    // Another person's id smuggled in: refused by the strict schema, and nobody is deleted.
-    const smuggled = await api.request({
-      method: 'POST',
-      url: '/api/account/deletion',
-      token,
-      body: { confirmation: person.username, userId: victim.id },
-    });
-    expect(smuggled.statusCode).toBe(400);
-    expect((await admin('GET', `/users/${person.id}`)).status).toBe(200);
-    expect((await admin('GET', `/users/${victim.id}`)).status).toBe(200);
-
-    const deleted = await api.request({
-      method: 'POST',
-      url: '/api/account/deletion',
-      token,
-      body: { confirmation: person.username },
-    });
-    expect(deleted.statusCode).toBe(204);
+    expect(deleted).toEqual({ status: null, pages: ['login', 'deleteaccount', 'info'] });
     expect((await admin('GET', `/users/${person.id}`)).status).toBe(404);
     expect((await admin('GET', `/users/${victim.id}`)).status).toBe(200);
-    expect(
-      await countRows(databaseUrl, `select count(*)::int as n from user_profile where id = '${person.id}'`),
-    ).toBe(0);
 
-    // Keycloak's events about the deletion arrive later; they too are recorded without the person's id or name.
+    // Keycloak reports it; the API erases what it keeps about them in the same copy.
     await settle();
     await api.app.get(KeycloakEventsPoller).pollOnce();
+    expect(await profileRows(person.id)).toBe(0);
+    expect(
+      await countRows(
+        databaseUrl,
+        `select count(*)::int as n from account_access where session_id = '${sidOf(token)}'`,
+      ),
+    ).toBe(0);
+
+    // The access token is still valid for minutes. Its holder reads and writes: refused, and nothing comes back.
+    for (const request of [
+      { url: '/api/me' },
+      { method: 'PUT' as const, url: '/api/me/preferences', body: { theme: 'light' } },
+      { url: '/api/me' },
+    ]) {
+      const refused = await api.request({ ...request, token });
+      expect(refused.statusCode, request.url).toBe(401);
+      expect(refused.headers['content-type']).toContain('application/problem+json');
+      expect(refused.json<{ code: string }>().code).toBe('account_deleted');
+      expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+    }
+    expect(await profileRows(person.id)).toBe(0);
+    expect((await api.request({ url: '/api/account/sessions', token })).json<{ code: string }>().code).toBe(
+      'account_access_required',
+    );
+    // Everyone else keeps working.
+    expect(
+      (await api.request({ url: '/api/me', token: await signIn(issuer, victim.username, victim.password) }))
+        .statusCode,
+    ).toBe(200);
+
+    // The audit log keeps the deletion without the person's id or name, Keycloak's own event about it included.
     const mentions = `(actor like '%${person.id}%' or target like '%${person.id}%' or actor = '${person.username}' or details::text like '%${person.id}%' or details::text like '%${person.username}%')`;
     expect(await auditCount(mentions)).toBe(0);
     expect(await auditCount(`action = 'account.deleted' and actor like 'anonymous-%'`)).toBeGreaterThan(0);
-    expect(await auditCount(`action = 'keycloak.admin.delete_user' and target like 'user:anonymous-%'`)).toBe(
-      1,
-    );
+    expect(await auditCount(`action = 'keycloak.delete_account' and target like 'user:anonymous-%'`)).toBe(1);
   });
 });

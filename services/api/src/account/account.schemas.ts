@@ -103,11 +103,35 @@ export const accountCredentialsSchema = z
 
 export type AccountCredentials = z.output<typeof accountCredentialsSchema>;
 
-/** Body of `POST /api/account/deletion`: the person types their username to confirm. */
-export const accountDeletionSchema = z
+/** Body of `POST /api/account/access-request`. */
+export const accountAccessRequestSchema = z
   .strictObject({
-    confirmation: z.string('type your username to confirm').max(255, 'must be 255 characters or fewer'),
+    redirectUri: z
+      .url('must be an absolute URL')
+      .max(2048, 'must be 2048 characters or fewer')
+      .describe("the shell's page Keycloak sends the answer to (the realm registers it)"),
   })
-  .meta({ id: 'AccountDeletionRequest' });
+  .meta({ id: 'AccountAccessRequest' });
 
-export type AccountDeletionRequest = z.output<typeof accountDeletionSchema>;
+export type AccountAccessRequest = z.output<typeof accountAccessRequestSchema>;
+
+/** Response of `POST /api/account/access-request`. */
+export const accountAccessRedirectSchema = z
+  .object({
+    authorizationUrl: z
+      .url()
+      .describe("Keycloak's authorization request for the API's client: the browser opens it and comes back"),
+  })
+  .meta({ id: 'AccountAccessRedirect' });
+
+export type AccountAccessRedirect = z.output<typeof accountAccessRedirectSchema>;
+
+/** Body of `POST /api/account/access`: Keycloak's answer, as it reached the shell's page. */
+export const accountAccessGrantSchema = z
+  .strictObject({
+    code: z.string().min(1).max(2048),
+    state: z.string().min(1).max(4096),
+  })
+  .meta({ id: 'AccountAccessGrant' });
+
+export type AccountAccessGrant = z.output<typeof accountAccessGrantSchema>;

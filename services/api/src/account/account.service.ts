@@ -1,13 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/core';
 import type { AuthenticatedUser } from '../auth/access-token.js';
-import { AuditEvent } from '../audit/audit-event.entity.js';
-import { AuditService } from '../audit/audit.service.js';
 import { requirePersonalSession } from '../auth/personal-session.js';
-import { ValidationFailedError } from '../common/errors/domain-errors.js';
+import { AccountAccessRequiredError } from '../common/errors/domain-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { UserProfile } from '../me/user-profile.entity.js';
+import { AccountAccessService } from './account-access.service.js';
 import {
   type AccountActivity,
   type AccountCredentials,
@@ -16,58 +12,70 @@ import {
   SECURITY_EVENT_TYPES,
   type SignedOutSessions,
 } from './account.schemas.js';
-import { ErasedSubject } from './erased-subject.entity.js';
+import { AccountTokenRefusedError, KeycloakAccountClient } from './keycloak-account.client.js';
 import { KeycloakAdminClient } from './keycloak-admin.client.js';
 
 /** How many security events `GET /api/account/activity` shows. */
 export const ACTIVITY_LIMIT = 50;
 
-/** The audit target Keycloak events about a user are recorded under (see KeycloakEventsPoller). */
-export const userTarget = (userId: string): string => `user:${userId}`;
-
-/** SHA-256 (hex) of a subject: how a deleted account is recognised without keeping its id. */
-export const subjectHash = (sub: string): string => createHash('sha256').update(sub).digest('hex');
-
 /**
- * The caller's own account at Keycloak: sessions, security activity, deletion. Every Keycloak call is made
- * for `user.sub`, the verified token's subject; no route takes a user or session id it would act on
- * unchecked (a session is ended only if Keycloak lists it among the caller's own).
+ * The caller's own account at Keycloak. Sessions and sign-in methods go through Keycloak's account API with the
+ * caller's own token (AccountAccessService), so Keycloak itself confines every call to them; no route takes a
+ * user or session id it would act on unchecked. Security activity is read from Keycloak's events with the API's
+ * `view-events`, for the caller's `sub` only: the account API has no events. Deleting the account is Keycloak's
+ * own `delete_account` action, which the person runs there (the shell's `kc_action`), never the API.
  */
 @Injectable()
 export class AccountService {
   constructor(
-    private readonly em: EntityManager,
+    private readonly access: AccountAccessService,
+    private readonly account: KeycloakAccountClient,
     private readonly keycloak: KeycloakAdminClient,
-    private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async sessions(user: AuthenticatedUser): Promise<AccountSessions> {
+  /** The authorization request that lets the API act for the caller at Keycloak, for their browser to open. */
+  requestAccess(user: AuthenticatedUser, redirectUri: string): { authorizationUrl: string } {
     this.requirePerson(user);
-    const sessions = await this.keycloak.userSessions(user.sub);
+    return { authorizationUrl: this.access.request(user, redirectUri) };
+  }
+
+  /** Keycloak's answer to {@link requestAccess}, redeemed and kept for the caller's session. */
+  async grantAccess(user: AuthenticatedUser, code: string, state: string): Promise<void> {
+    this.requirePerson(user);
+    await this.access.grant(user, code, state);
+  }
+
+  async sessions(user: AuthenticatedUser): Promise<AccountSessions> {
+    const sessions = await this.asPerson(user, (token) => this.account.sessions(token));
+    const own = this.config.keycloakAdmin.clientId;
     return {
-      sessions: sessions
-        .filter((session) => session.userId === user.sub)
+      sessions: [...sessions]
         .sort((a, b) => b.lastAccess - a.lastAccess)
         .map((session) => ({
           id: session.id,
           ipAddress: session.ipAddress ?? null,
-          startedAt: new Date(session.start).toISOString(),
-          lastAccessAt: new Date(session.lastAccess).toISOString(),
-          applications: Object.values(session.clients ?? {}).sort(),
+          startedAt: new Date(session.started * 1000).toISOString(),
+          lastAccessAt: new Date(session.lastAccess * 1000).toISOString(),
+          // The API's own client signed in to the session to act for the person: not an application of theirs.
+          applications: (session.clients ?? [])
+            .map((client) => client.clientId)
+            .filter((clientId) => clientId !== own)
+            .sort(),
           current: session.id === user.sessionId,
         })),
     };
   }
 
   /** Ends every session of the caller except the one the token belongs to. */
-  async signOutOthers(user: AuthenticatedUser): Promise<SignedOutSessions> {
-    this.requirePerson(user);
-    const others = (await this.keycloak.userSessions(user.sub)).filter(
-      (session) => session.userId === user.sub && session.id !== user.sessionId,
-    );
-    for (const session of others) await this.keycloak.endSession(session.id);
-    return { signedOut: others.length };
+  signOutOthers(user: AuthenticatedUser): Promise<SignedOutSessions> {
+    return this.asPerson(user, async (token) => {
+      const others = (await this.account.sessions(token)).filter(
+        (session) => session.id !== user.sessionId && session.current !== true,
+      );
+      for (const session of others) await this.account.endSession(token, session.id);
+      return { signedOut: others.length };
+    });
   }
 
   /**
@@ -76,11 +84,12 @@ export class AccountService {
    * the API never removes a credential.
    */
   async credentials(user: AuthenticatedUser): Promise<AccountCredentials> {
-    this.requirePerson(user);
+    const kinds = await this.asPerson(user, (token) => this.account.credentials(token));
     const types: readonly string[] = CREDENTIAL_TYPES;
-    const credentials = await this.keycloak.credentials(user.sub);
     return {
-      credentials: credentials
+      credentials: kinds
+        .flatMap((kind) => kind.userCredentialMetadatas ?? [])
+        .map(({ credential }) => credential)
         .filter((credential) => types.includes(credential.type))
         .map((credential) => ({
           id: credential.id,
@@ -95,10 +104,13 @@ export class AccountService {
   async activity(user: AuthenticatedUser): Promise<AccountActivity> {
     this.requirePerson(user);
     const types: readonly string[] = SECURITY_EVENT_TYPES;
+    const own = this.config.keycloakAdmin.clientId;
     const events = await this.keycloak.events({ user: user.sub, max: ACTIVITY_LIMIT * 4 });
     return {
       items: events
         .filter((event) => event.userId === user.sub && types.includes(event.type))
+        // The person's session letting the API act for them is no sign-in of theirs.
+        .filter((event) => !(event.type === 'LOGIN' && event.clientId === own))
         .slice(0, ACTIVITY_LIMIT)
         .map((event) => ({
           type: event.type as AccountActivity['items'][number]['type'],
@@ -111,46 +123,17 @@ export class AccountService {
     };
   }
 
-  /**
-   * Deletes the caller's account once they typed their username: the API's data and the erasure record are
-   * written in one transaction whose last step removes the user from Keycloak, so a Keycloak failure leaves
-   * everything as it was. The audit log keeps `account.deleted` under a random id, and the Keycloak events
-   * already copied about the person are re-labelled with that id (KeycloakEventsPoller does the same for
-   * later ones).
-   */
-  async deleteAccount(user: AuthenticatedUser, confirmation: string): Promise<void> {
+  /** Runs `call` with the caller's own account token; one Keycloak refuses is forgotten and asked for again. */
+  private async asPerson<T>(user: AuthenticatedUser, call: (token: string) => Promise<T>): Promise<T> {
     this.requirePerson(user);
-    if (confirmation !== user.username) {
-      throw new ValidationFailedError([
-        { field: 'confirmation', message: 'type your username exactly as shown to confirm' },
-      ]);
+    const token = await this.access.tokenFor(user);
+    try {
+      return await call(token);
+    } catch (error) {
+      if (!(error instanceof AccountTokenRefusedError)) throw error;
+      await this.access.forget(user);
+      throw new AccountAccessRequiredError('Keycloak no longer accepts the one given in this session');
     }
-    const anonymousId = `anonymous-${randomBytes(8).toString('hex')}`;
-    const forget = (em: EntityManager) =>
-      em.nativeUpdate(
-        AuditEvent,
-        { target: userTarget(user.sub) },
-        { actor: anonymousId, target: userTarget(anonymousId), details: { source: 'keycloak' } },
-      );
-    await this.em.transactional(async (em) => {
-      await em.nativeDelete(UserProfile, { id: user.sub });
-      await em.upsert(ErasedSubject, {
-        subjectHash: subjectHash(user.sub),
-        anonymousId,
-        erasedAt: new Date(),
-      });
-      await forget(em);
-      this.audit.record(em, {
-        actor: anonymousId,
-        action: 'account.deleted',
-        target: `account:${anonymousId}`,
-        details: {},
-      });
-      await em.flush();
-      await this.keycloak.deleteUser(user.sub);
-    });
-    // Once more after the commit, for a copy another replica made meanwhile (see SETTLE_MS).
-    await forget(this.em.fork());
   }
 
   private requirePerson(user: AuthenticatedUser): void {

@@ -2,18 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { IdentityAdminUnavailableError } from '../common/errors/domain-errors.js';
 
-/** A sign-in session of a user, as Keycloak's admin API lists it (`UserSessionRepresentation`). */
-export interface KeycloakSession {
-  readonly id: string;
-  readonly userId: string;
-  readonly ipAddress?: string;
-  /** Epoch milliseconds. */
-  readonly start: number;
-  readonly lastAccess: number;
-  /** Client UUID → client id of every application the session signed in to. */
-  readonly clients?: Record<string, string>;
-}
-
 /** A login event (`EventRepresentation`): sign-ins, failures, credential changes. */
 export interface KeycloakEvent {
   readonly id?: string;
@@ -43,32 +31,15 @@ export interface KeycloakAdminEvent {
   };
 }
 
-/**
- * A stored credential of a user (`CredentialRepresentation`). Keycloak's admin API also returns
- * `credentialData` (public parameters: an app's algorithm, a passkey's public key); nothing here reads it.
- */
-export interface KeycloakCredential {
-  readonly id: string;
-  readonly type: string;
-  readonly userLabel?: string;
-  /** Epoch milliseconds. */
-  readonly createdDate?: number;
-}
-
-export interface KeycloakUser {
-  readonly id: string;
-  readonly username: string;
-}
-
 /** How many events one page of Keycloak's events API returns at most. */
 export const EVENTS_PAGE_SIZE = 100;
 
 /**
- * Keycloak's admin REST API, reached as the API's own confidential client (`KEYCLOAK_ADMIN_CLIENT_ID`, a
- * service account with view-events of realm-management and, through the realm's admin permissions, view and
- * manage of users, nothing else: docs/security.md).
- * Plain fetch: a handful of calls, and no SDK has to keep up with Node's module system. Every method takes
- * the user id from its caller, which is the verified token's `sub` (see AccountService), never from input.
+ * Keycloak's admin REST API, reached as the API's own confidential client (`KEYCLOAK_ADMIN_CLIENT_ID`, whose
+ * service account holds `view-events` of realm-management and nothing else: docs/security.md): Keycloak's login
+ * and admin events, for security activity and the audit log. It can read or change no user; what the API does on
+ * a person's account goes through Keycloak's account API with that person's own token (KeycloakAccountClient).
+ * Plain fetch: a handful of calls, and no SDK has to keep up with Node's module system.
  */
 @Injectable()
 export class KeycloakAdminClient {
@@ -76,33 +47,6 @@ export class KeycloakAdminClient {
   private token: { value: string; renewAt: number } | undefined;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
-
-  /** The user, or null when Keycloak has no such user (deleted). */
-  async findUser(userId: string): Promise<KeycloakUser | null> {
-    return this.call<KeycloakUser>('GET', `/users/${encodeURIComponent(userId)}`, { allow404: true });
-  }
-
-  /** The user's online sign-in sessions. */
-  async userSessions(userId: string): Promise<KeycloakSession[]> {
-    return (await this.call<KeycloakSession[]>('GET', `/users/${encodeURIComponent(userId)}/sessions`)) ?? [];
-  }
-
-  /** The user's stored credentials (password, authenticator apps, passkeys…), in Keycloak's order. */
-  async credentials(userId: string): Promise<KeycloakCredential[]> {
-    return (
-      (await this.call<KeycloakCredential[]>('GET', `/users/${encodeURIComponent(userId)}/credentials`)) ?? []
-    );
-  }
-
-  /** Ends one session (its refresh tokens stop working at once); absent already counts as done. */
-  async endSession(sessionId: string): Promise<void> {
-    await this.call('DELETE', `/sessions/${encodeURIComponent(sessionId)}`, { allow404: true });
-  }
-
-  /** Removes the user from the realm with their credentials and sessions; absent already counts as done. */
-  async deleteUser(userId: string): Promise<void> {
-    await this.call('DELETE', `/users/${encodeURIComponent(userId)}`, { allow404: true });
-  }
 
   /** Login events, newest first; `user` narrows them to one user, `from` (epoch ms) to that moment onwards. */
   async events(query: {
@@ -119,7 +63,7 @@ export class KeycloakAdminClient {
     return (await this.call<KeycloakAdminEvent[]>('GET', `/admin-events?${pageQuery(query)}`)) ?? [];
   }
 
-  /** Sends one admin API request; exposed for the integration test that probes what the client may not do. */
+  /** Sends one admin API request; exposed for the integration tests that try what the client may not do. */
   async call<T>(
     method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,

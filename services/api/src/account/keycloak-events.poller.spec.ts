@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
 import { AuditEvent } from '../audit/audit-event.entity.js';
+import { UserProfile } from '../me/user-profile.entity.js';
 import { type KeycloakAdminEvent, KeycloakAdminClient, type KeycloakEvent } from './keycloak-admin.client.js';
 import { KeycloakEventsPoller } from './keycloak-events.poller.js';
 
@@ -108,11 +109,79 @@ describe('KeycloakEventsPoller on SQLite', () => {
     adminEvents.push({
       id: 'a2',
       time: 9500,
-      operationType: 'DELETE',
+      operationType: 'UPDATE',
       resourceType: 'USER',
       resourcePath: 'users/u3',
     });
     expect(await poll()).toBe(1);
     expect((await audit()).filter((row) => row.target === 'user:u3')).toHaveLength(2);
+  });
+
+  /** The rows that name `id` anywhere. */
+  const naming = async (id: string) =>
+    (await audit()).filter((row) => `${row.actor} ${row.target} ${JSON.stringify(row.details)}`.includes(id));
+  const profileOf = (id: string) => api.app.get(MikroORM).em.fork().findOne(UserProfile, { id });
+  const saveProfile = (id: string, username: string) =>
+    api.app
+      .get(MikroORM)
+      .em.fork()
+      .insert(UserProfile, { id, username, theme: 'dark', createdAt: new Date(), updatedAt: new Date() });
+
+  it('erases a person Keycloak says deleted their own account, and names them nowhere, later events included', async () => {
+    await saveProfile('u4', 'grace');
+    events.push({ id: 'g1', time: 10_000, type: 'LOGIN', userId: 'u4', details: { username: 'grace' } });
+    expect(await poll()).toBe(1);
+    events.push(
+      { id: 'g2', time: 11_000, type: 'DELETE_ACCOUNT', userId: 'u4', details: { username: 'grace' } },
+      { id: 'g3', time: 11_001, type: 'LOGOUT', userId: 'u4', details: { username: 'grace' } },
+    );
+    expect(await poll()).toBe(2);
+    expect(await profileOf('u4')).toBeNull();
+    expect(await naming('u4')).toEqual([]);
+    expect(await naming('grace')).toEqual([]);
+    const rows = (await audit()).filter((row) => row.occurredAt.getTime() >= 10_000);
+    const anonymous = rows.find((row) => row.action === 'account.deleted')?.actor;
+    expect(anonymous).toMatch(/^anonymous-[0-9a-f]{16}$/);
+    expect(rows.map((row) => [row.action, row.actor, row.target])).toEqual([
+      ['keycloak.login', anonymous, `user:${anonymous}`],
+      ['account.deleted', anonymous, `account:${anonymous}`],
+      ['keycloak.delete_account', anonymous, `user:${anonymous}`],
+      ['keycloak.logout', anonymous, `user:${anonymous}`],
+    ]);
+  });
+
+  it('erases a person an administrator deleted, but no one for a failed or other deletion', async () => {
+    await saveProfile('u5', 'hedy');
+    await saveProfile('u6', 'ida');
+    adminEvents.push(
+      { id: 'a3', time: 12_000, operationType: 'DELETE', resourceType: 'USER', resourcePath: 'users/u5' },
+      {
+        id: 'a4',
+        time: 12_001,
+        operationType: 'DELETE',
+        resourceType: 'USER',
+        resourcePath: 'users/u6',
+        error: 'forbidden',
+      },
+      {
+        id: 'a5',
+        time: 12_002,
+        operationType: 'DELETE',
+        resourceType: 'USER_SESSION',
+        resourcePath: 'users/u6/sessions/s1',
+      },
+    );
+    events.push({
+      id: 'i1',
+      time: 12_003,
+      type: 'DELETE_ACCOUNT_ERROR',
+      userId: 'u6',
+      error: 'user_delete_error',
+    });
+    expect(await poll()).toBe(4);
+    expect(await profileOf('u5')).toBeNull();
+    expect(await naming('u5')).toEqual([]);
+    expect(await profileOf('u6')).toMatchObject({ username: 'ida', theme: 'dark' });
+    expect((await naming('u6')).length).toBe(3);
   });
 });

@@ -9,7 +9,6 @@ import {
 import { EntityManager, LockMode, MikroORM } from '@mikro-orm/core';
 import { AuditService, type AuditRecord } from '../audit/audit.service.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { subjectHash, userTarget } from './account.service.js';
 import { ErasedSubject } from './erased-subject.entity.js';
 import {
   EVENTS_PAGE_SIZE,
@@ -18,6 +17,7 @@ import {
   type KeycloakEvent,
 } from './keycloak-admin.client.js';
 import { KeycloakEventCursor, type KeycloakEventStream } from './keycloak-event-cursor.entity.js';
+import { subjectHash, SubjectErasure, userTarget } from './subject-erasure.js';
 
 /** One Keycloak event of either stream, with what the audit log needs to know about it. */
 interface StreamEvent {
@@ -27,12 +27,14 @@ interface StreamEvent {
   readonly userIds: readonly string[];
   /** The user the audit actor names (by user name or id), if any. */
   readonly actorUserId: string | undefined;
+  /** The user Keycloak deleted with this event (their own delete_account, or an administrator), if any. */
+  readonly deletedUserId: string | undefined;
   readonly record: AuditRecord;
 }
 
 /**
- * Events younger than this wait for the next poll: an account deletion commits its erasure record just after
- * Keycloak logged the deletion, and a copy made in between would name the person.
+ * Events younger than this wait for the next poll: Keycloak takes an event's time when it happens and stores it
+ * when its transaction ends, so a younger one could still appear behind the cursor once it has moved past.
  */
 export const SETTLE_MS = 5_000;
 
@@ -46,6 +48,10 @@ const UUID_IN_PATH = /(?<=^users\/)[^/]+/;
  * so administrators see sign-ins, failures and credential changes beside registry changes. Each stream has a
  * cursor in the database, written in the same transaction as the events it accounts for: after a restart,
  * or a poll that failed half-way, copying resumes exactly where it stopped, nothing twice, nothing lost.
+ *
+ * It is also how the API learns that Keycloak deleted someone (the person's own `delete_account`, or an
+ * administrator): the same transaction erases what the API keeps about them (SubjectErasure), and records the
+ * deletion and every event about them under an anonymous id.
  */
 @Injectable()
 export class KeycloakEventsPoller implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -58,6 +64,7 @@ export class KeycloakEventsPoller implements OnApplicationBootstrap, OnApplicati
     private readonly orm: MikroORM,
     private readonly keycloak: KeycloakAdminClient,
     private readonly audit: AuditService,
+    private readonly erasure: SubjectErasure,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -134,6 +141,10 @@ export class KeycloakEventsPoller implements OnApplicationBootstrap, OnApplicati
           : { refresh: true },
       );
       if ((locked?.lastTime ?? -1) !== lastTime || (locked?.lastKeys.length ?? 0) !== lastKeys.size) return 0;
+      for (const event of ordered) {
+        if (event.deletedUserId !== undefined)
+          await this.erasure.erase(tx, event.deletedUserId, new Date(event.time));
+      }
       const erased = await this.erasedSubjects(tx, ordered);
       for (const event of ordered) {
         this.audit.record(tx, anonymise(event, erased), new Date(event.time));
@@ -180,6 +191,8 @@ function fromLoginEvent(event: KeycloakEvent): StreamEvent {
     time: event.time,
     userIds: event.userId ? [event.userId] : [],
     actorUserId: event.userId,
+    // Keycloak's delete_account action: the person deleted their own account there, after signing in again.
+    deletedUserId: event.type === 'DELETE_ACCOUNT' && !event.error ? event.userId : undefined,
     record: {
       actor: event.details?.['username'] ?? event.userId ?? 'keycloak',
       action: `keycloak.${event.type.toLowerCase()}`.slice(0, 64),
@@ -199,11 +212,18 @@ function fromLoginEvent(event: KeycloakEvent): StreamEvent {
 function fromAdminEvent(event: KeycloakAdminEvent): StreamEvent {
   const subject = event.resourcePath?.match(UUID_IN_PATH)?.[0];
   const admin = event.authDetails?.userId;
+  const userDeleted =
+    event.operationType === 'DELETE' &&
+    event.resourceType === 'USER' &&
+    !event.error &&
+    subject !== undefined &&
+    event.resourcePath === `users/${subject}`;
   return {
     key: keyOf(event),
     time: event.time,
     userIds: [subject, admin].filter((id): id is string => id !== undefined),
     actorUserId: admin,
+    deletedUserId: userDeleted ? subject : undefined,
     record: {
       actor: admin ?? 'keycloak',
       action: `keycloak.admin.${event.operationType}_${event.resourceType ?? 'resource'}`

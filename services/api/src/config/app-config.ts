@@ -8,13 +8,20 @@ export type DatabaseTarget =
 
 /** How the API reaches Keycloak's admin API on a person's behalf (services/api/src/account). */
 export interface KeycloakAdminConfig {
-  /** Confidential client with a service account (`KEYCLOAK_ADMIN_CLIENT_ID`); its roles are docs/security.md's. */
+  /**
+   * The API's confidential client (`KEYCLOAK_ADMIN_CLIENT_ID`): its service account reads Keycloak's events, and
+   * people grant it their own token for Keycloak's account API (docs/security.md).
+   */
   readonly clientId: string;
   readonly clientSecret: string;
   /** The realm's token endpoint, reached by the API's own name for Keycloak (from `OIDC_DISCOVERY_URL`). */
   readonly tokenUrl: string;
   /** The realm's admin REST API, e.g. http://keycloak:8080/admin/realms/atrium. */
   readonly adminUrl: string;
+  /** The realm's account REST API, by the same name as the token endpoint, e.g. http://keycloak:8080/realms/atrium/account. */
+  readonly accountUrl: string;
+  /** The realm's authorization endpoint as browsers reach it (under `OIDC_ISSUER_URL`). */
+  readonly authorizationUrl: string;
   /** How often Keycloak's events are copied into the audit log; 0 turns the copying off. */
   readonly eventsPollSeconds: number;
 }

@@ -52,6 +52,8 @@ describe('loadConfig', () => {
         clientSecret: 'atrium-account-admin-dev-secret',
         tokenUrl: 'http://localhost:8080/realms/atrium/protocol/openid-connect/token',
         adminUrl: 'http://localhost:8080/admin/realms/atrium',
+        accountUrl: 'http://localhost:8080/realms/atrium/account',
+        authorizationUrl: 'http://localhost:8080/realms/atrium/protocol/openid-connect/auth',
         eventsPollSeconds: 15,
       },
       // Off unless configured.
@@ -123,13 +125,16 @@ describe('loadConfig', () => {
     });
   });
 
-  it("reaches Keycloak's token and admin endpoints by the discovery URL's name, or KEYCLOAK_ADMIN_URL", () => {
+  it("reaches Keycloak's token, admin and account endpoints by the discovery URL's name, or KEYCLOAK_ADMIN_URL", () => {
     const derived = loadConfig({
       ...DEVELOPMENT,
       OIDC_DISCOVERY_URL: 'http://keycloak:8080/realms/atrium/.well-known/openid-configuration',
     }).keycloakAdmin;
     expect(derived.tokenUrl).toBe('http://keycloak:8080/realms/atrium/protocol/openid-connect/token');
     expect(derived.adminUrl).toBe('http://keycloak:8080/admin/realms/atrium');
+    expect(derived.accountUrl).toBe('http://keycloak:8080/realms/atrium/account');
+    // Browsers open the authorization endpoint under the issuer, not under the API's name for Keycloak.
+    expect(derived.authorizationUrl).toBe('http://localhost:8080/realms/atrium/protocol/openid-connect/auth');
     expect(
       loadConfig({ ...DEVELOPMENT, KEYCLOAK_ADMIN_URL: 'https://kc.example.test/admin/realms/x' })
         .keycloakAdmin.adminUrl,

@@ -155,7 +155,7 @@ const HINTS: Record<string, { expected: string; example: string }> = {
   },
   KEYCLOAK_ADMIN_CLIENT_ID: {
     expected:
-      'the confidential client the API acts on Keycloak with (service account: view-events, users by admin permissions)',
+      "the API's confidential client at Keycloak (service account: view-events; people grant it their own account token)",
     example: 'KEYCLOAK_ADMIN_CLIENT_ID=atrium-account-admin',
   },
   KEYCLOAK_ADMIN_CLIENT_SECRET: {
@@ -547,6 +547,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       clientSecret: parsed.KEYCLOAK_ADMIN_CLIENT_SECRET,
       tokenUrl: `${realmUrl}/protocol/openid-connect/token`,
       adminUrl: parsed.KEYCLOAK_ADMIN_URL ?? realmUrl.replace(/\/realms\/([^/]+)$/, '/admin/realms/$1'),
+      accountUrl: `${realmUrl}/account`,
+      authorizationUrl: `${parsed.OIDC_ISSUER_URL}/protocol/openid-connect/auth`,
       eventsPollSeconds: parsed.KEYCLOAK_EVENTS_POLL_SECONDS,
     },
     devOverrideOrigins: parsed.DEV_OVERRIDE_ORIGINS,

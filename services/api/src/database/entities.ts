@@ -1,3 +1,4 @@
+import { AccountAccess } from '../account/account-access.entity.js';
 import { ErasedSubject } from '../account/erased-subject.entity.js';
 import { KeycloakEventCursor } from '../account/keycloak-event-cursor.entity.js';
 import { AuditEvent } from '../audit/audit-event.entity.js';
@@ -19,4 +20,5 @@ export const ENTITIES = [
   AuditEvent,
   KeycloakEventCursor,
   ErasedSubject,
+  AccountAccess,
 ];

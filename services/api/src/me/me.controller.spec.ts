@@ -2,6 +2,7 @@ import { MikroORM } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
+import { SubjectErasure } from '../account/subject-erasure.js';
 import { UserProfile } from './user-profile.entity.js';
 
 describe('/api/me on SQLite', () => {
@@ -39,6 +40,32 @@ describe('/api/me on SQLite', () => {
     expect(refused.statusCode).toBe(401);
     expect(refused.headers['cache-control']).toBe('no-store');
     expect((await api.request({ url: '/api/health/live' })).headers['cache-control']).toBeUndefined();
+  });
+
+  it("refuses a token whose account was deleted: the profile stays gone, others' are untouched", async () => {
+    const orm = api.app.get(MikroORM);
+    const token = await tokenFor('deleted-person');
+    expect((await api.request({ url: '/api/me', token })).statusCode).toBe(200);
+    // What KeycloakEventsPoller does once Keycloak reports the deletion.
+    await orm.em
+      .fork()
+      .transactional((em) => api.app.get(SubjectErasure).erase(em, 'deleted-person', new Date()));
+
+    // The token is still valid: its holder reads, then tries to store preferences again.
+    for (const request of [
+      { url: '/api/me' },
+      { method: 'PUT' as const, url: '/api/me/preferences', body: { theme: 'dark' } },
+    ]) {
+      const refused = await api.request({ ...request, token });
+      expect(refused.statusCode, request.url).toBe(401);
+      expect(refused.headers['content-type']).toContain('application/problem+json');
+      expect(refused.json()).toMatchObject({ code: 'account_deleted' });
+      expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+    }
+    expect(await orm.em.fork().count(UserProfile, { id: 'deleted-person' })).toBe(0);
+    // Everyone else carries on.
+    const other = await api.request({ url: '/api/me', token: await tokenFor('someone-else') });
+    expect(other.statusCode).toBe(200);
   });
 
   it('refreshes username, email and name from later tokens', async () => {

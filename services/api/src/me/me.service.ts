@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
+import { SubjectErasure } from '../account/subject-erasure.js';
 import type { AuthenticatedUser } from '../auth/access-token.js';
 import { preparedRead } from '../database/prepared-read.js';
 import type { z } from 'zod';
@@ -9,10 +10,17 @@ import { UserProfile } from './user-profile.entity.js';
 /** Response of `/api/me`, as its schema (preferences.schema.ts) describes it in the OpenAPI document. */
 export type MeDocument = z.output<typeof meDocumentSchema>;
 
-/** Keeps each caller's profile in step with their token and owns their preferences. */
+/**
+ * Keeps each caller's profile in step with their token and owns their preferences. A profile is written only on
+ * the write path, which first asks SubjectErasure whether Keycloak deleted the person: a token that outlives its
+ * account cannot bring the profile back, while the steady read costs nothing more.
+ */
 @Injectable()
 export class MeService {
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly erasure: SubjectErasure,
+  ) {}
 
   /**
    * The caller's profile, created on first sight and refreshed from the token's claims afterwards. The
@@ -24,10 +32,8 @@ export class MeService {
     const stored = await readStoredClaims(this.em, [user.sub]);
     if (stored && claimsMatch(stored, user)) return toDocument(user, stored);
     // Its own EntityManager for the write: the steady path above needs none, so the route opens no request
-    // context (me.controller.ts).
-    const em = this.em.fork();
-    const profile = await this.syncProfile(em, user);
-    await em.flush();
+    // context (me.controller.ts). A transaction, for the erasure check to hold until the write commits.
+    const profile = await this.em.fork().transactional((em) => this.syncProfile(em, user));
     return toDocument(user, profile);
   }
 
@@ -41,8 +47,12 @@ export class MeService {
     });
   }
 
-  /** The caller's profile with the token's claims applied; a new one is inserted at once, changes wait for a flush. */
+  /**
+   * The caller's profile with the token's claims applied; a new one is inserted at once, changes wait for a
+   * flush. Inside a transaction: refused (AccountDeletedError) once the caller's account was erased.
+   */
   private async syncProfile(em: EntityManager, user: AuthenticatedUser): Promise<UserProfile> {
+    await this.erasure.refuseErased(em, user);
     const claims = { username: user.username, email: user.email, name: user.name };
     const existing = await em.findOne(UserProfile, { id: user.sub });
     if (existing) {

@@ -1,4 +1,5 @@
-import type { AccountAction, AccountActionResult, AccountActions } from '@atrium/sdk';
+import type { AccountAction, AccountActionResult, AccountActions, ApiClient } from '@atrium/sdk';
+import type { UserManager } from 'oidc-client-ts';
 import { useEffect, useMemo, useState } from 'react';
 import { useAuth } from 'react-oidc-context';
 import { hasAccountActionResult } from '../auth/account-action-callback';
@@ -6,10 +7,10 @@ import { currentLocation } from '../auth/oidc';
 
 /**
  * What remotes get as `useAccountActions()`: start one of Keycloak's account actions (kc_action) and read its
- * outcome once the person is back. The module that builds the request and reads the outcome loads only when
- * an outcome waits or an action starts, not on every visit.
+ * outcome once the person is back, or let the API act on the account (auth/account-access.ts). The modules that
+ * build the requests and read the outcome load only when an outcome waits or an action starts.
  */
-export function useAccountActionsValue(): AccountActions {
+export function useAccountActionsValue(api: ApiClient, userManager: UserManager): AccountActions {
   const auth = useAuth();
   const [lastResult, setLastResult] = useState<AccountActionResult | null>(null);
   useEffect(() => {
@@ -25,9 +26,17 @@ export function useAccountActionsValue(): AccountActions {
         const { accountActionRequest } = await import('../auth/account-actions');
         await auth.signinRedirect(accountActionRequest(action, currentLocation()));
       },
+      requestAccess: async () => {
+        const { requestAccountAccess } = await import('../auth/account-access');
+        await requestAccountAccess({
+          api,
+          authorizationEndpoint: await userManager.metadataService.getAuthorizationEndpoint(),
+          returnTo: currentLocation(),
+        });
+      },
       lastResult,
       dismissResult: () => setLastResult(null),
     }),
-    [auth, lastResult],
+    [auth, api, userManager, lastResult],
   );
 }

@@ -1,8 +1,9 @@
 import { useAsyncResource } from '@atrium/sdk/ui';
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
-import { AuthProvider, hasAuthParams } from 'react-oidc-context';
+import { AuthProvider } from 'react-oidc-context';
 import { IndexedDbDPoPStore, type User } from 'oidc-client-ts';
 import { AuthGate } from '../auth/auth-gate';
+import { hasSigninAnswer, isAccountAccessAnswer } from '../auth/account-access-callback';
 import { keepAccountActionResult } from '../auth/account-action-callback';
 import { DPoPKeyCache } from '../auth/dpop-key-cache';
 import { discoveryProbe, IdentityProviderMonitor } from '../auth/identity-provider';
@@ -27,7 +28,7 @@ const EARLY_REQUEST_WAIT_MS = 50;
 async function loadConfig() {
   const dpopStore = new DPoPKeyCache(new IndexedDbDPoPStore());
   dpopStore.warm();
-  const remembered = hasAuthParams() ? undefined : recallRoutedRemote(window.location.pathname);
+  const remembered = hasSigninAnswer() ? undefined : recallRoutedRemote(window.location.pathname);
   if (remembered) warmRelease(remembered);
   const config = await loadRuntimeConfig();
   const userManager = createUserManager(config, { dpopStore });
@@ -78,7 +79,12 @@ function Authenticated({ config, userManager, earlyRemotes }: Awaited<ReturnType
   };
   return (
     <IdentityProviderMonitorProvider value={monitor}>
-      <AuthProvider userManager={userManager} onSigninCallback={onSigninCallback}>
+      {/* Keycloak's answer to the API's authorization request is the API's to redeem (auth/account-access.ts). */}
+      <AuthProvider
+        userManager={userManager}
+        onSigninCallback={onSigninCallback}
+        skipSigninCallback={isAccountAccessAnswer()}
+      >
         <AuthGate authority={config.oidc.authority} signedOutElsewhere={signedOutElsewhere}>
           <IdentityProviderNotice />
           <SignedInShell config={config} userManager={userManager} earlyRemotes={earlyRemotes} />

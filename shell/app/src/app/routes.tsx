@@ -1,12 +1,14 @@
 import type { AtriumUser, RemoteDescriptor } from '@atrium/sdk';
 import type { AsyncResource } from '@atrium/sdk/ui';
 import { Redirect, Route, Switch } from 'wouter';
+import { ACCOUNT_ACCESS_PATH } from '../auth/account-access-callback';
 import { RemotesListFailure } from '../layout/remotes-list-failure';
 import { StatusPanel } from '../layout/status-panel';
 import { HomePage } from '../pages/home-page';
 import { NotFoundPage } from '../pages/not-found-page';
 import type { FeatureLoader } from '../remote-loading/federation';
 import { RemoteSlot } from '../remote-loading/remote-slot';
+import { AccountAccessReturn } from './account-access-return';
 
 export interface AppRoutesProps {
   readonly user: AtriumUser;
@@ -32,6 +34,9 @@ export function AppRoutes({ user, remotes, redirectPath, remoteTimeoutMs, loadFe
       </Route>
       <Route path={redirectPath}>
         <Redirect to="/" replace />
+      </Route>
+      <Route path={ACCOUNT_ACCESS_PATH}>
+        <AccountAccessReturn />
       </Route>
       {listed.map((remote) => (
         <Route key={remote.name} path={remote.path} nest>

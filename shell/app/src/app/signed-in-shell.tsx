@@ -41,7 +41,7 @@ export function SignedInShell({ config, userManager, earlyRemotes }: SignedInShe
     tracing: config.tracing,
   });
   const { theme, setTheme } = useThemePreference(api);
-  const accountActions = useAccountActionsValue();
+  const accountActions = useAccountActionsValue(api, userManager);
   // Applied once per page, before any remote loads (activating or resetting an override reloads the page).
   const [applyDevOverrides] = useState(() =>
     user && wantsDevOverride()

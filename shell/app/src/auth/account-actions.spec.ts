@@ -25,6 +25,13 @@ describe('account actions', () => {
     });
   });
 
+  it("deletes the account only through Keycloak's own action, kc_action=delete_account", () => {
+    expect(accountActionRequest('delete_account', '/profile')).toEqual({
+      state: { returnTo: '/profile', accountAction: 'delete_account' },
+      extraQueryParams: { kc_action: 'delete_account' },
+    });
+  });
+
   it('removes a credential with delete_credential:<id>, and keeps which kind it was for the message', () => {
     const action = {
       name: 'delete_credential',
@@ -46,7 +53,7 @@ describe('account actions', () => {
 
   it('starts no action a remote made up: another action, a second parameter, the password', () => {
     const forged: unknown[] = [
-      'delete_account',
+      'DELETE_ACCOUNT',
       'delete_credential:4c3e0ad1',
       { name: 'delete_account', credentialId: 'a', credentialType: 'otp' },
       { name: 'delete_credential', credentialId: 'a:b', credentialType: 'otp' },
@@ -82,7 +89,7 @@ describe('account actions', () => {
     expect(hasAccountActionResult(storage)).toBe(false);
     expect(takeAccountActionResult(storage)).toBeNull();
     keepAccountActionResult(
-      { returnTo: '/', accountAction: 'delete_account' },
+      { returnTo: '/', accountAction: 'UPDATE_EMAIL' },
       '?kc_action_status=success',
       storage,
     );

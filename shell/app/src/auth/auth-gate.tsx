@@ -1,5 +1,6 @@
 import { useDeferredValue, useEffect, useRef, type ReactNode } from 'react';
-import { hasAuthParams, useAuth, type ErrorContext } from 'react-oidc-context';
+import { useAuth, type ErrorContext } from 'react-oidc-context';
+import { hasSigninAnswer } from './account-access-callback';
 import { StatusPanel } from '../layout/status-panel';
 import { isUnreachable } from './identity-provider';
 import {
@@ -39,7 +40,7 @@ export function AuthGate({ authority, signedOutElsewhere = false, children }: Au
     !auth.isAuthenticated &&
     !auth.activeNavigator &&
     !blockingError &&
-    !hasAuthParams() &&
+    !hasSigninAnswer() &&
     !signedOut;
 
   const signIn = (returnTo: string) => {

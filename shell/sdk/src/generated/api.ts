@@ -263,6 +263,40 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/account/access-request": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Starts the caller's permission for the API to act on their account at Keycloak: the authorization request for their browser to open */
+        readonly post: operations["accountRequestAccess"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/account/access": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Completes it with Keycloak's answer (code and state), as it reached the shell's page; kept for the caller's session */
+        readonly post: operations["accountGrantAccess"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/account/sessions": {
         readonly parameters: {
             readonly query?: never;
@@ -325,23 +359,6 @@ export interface paths {
         readonly get: operations["accountActivity"];
         readonly put?: never;
         readonly post?: never;
-        readonly delete?: never;
-        readonly options?: never;
-        readonly head?: never;
-        readonly patch?: never;
-        readonly trace?: never;
-    };
-    readonly "/api/account/deletion": {
-        readonly parameters: {
-            readonly query?: never;
-            readonly header?: never;
-            readonly path?: never;
-            readonly cookie?: never;
-        };
-        readonly get?: never;
-        readonly put?: never;
-        /** Deletes the caller's account (Keycloak user, profile, preferences) once `confirmation` equals their username */
-        readonly post: operations["accountDeleteAccount"];
         readonly delete?: never;
         readonly options?: never;
         readonly head?: never;
@@ -743,6 +760,24 @@ export interface components {
             /** Format: date-time */
             readonly occurredAt: string;
         };
+        readonly AccountAccessRequest: {
+            /**
+             * Format: uri
+             * @description the shell's page Keycloak sends the answer to (the realm registers it)
+             */
+            readonly redirectUri: string;
+        };
+        readonly AccountAccessRedirect: {
+            /**
+             * Format: uri
+             * @description Keycloak's authorization request for the API's client: the browser opens it and comes back
+             */
+            readonly authorizationUrl: string;
+        };
+        readonly AccountAccessGrant: {
+            readonly code: string;
+            readonly state: string;
+        };
         readonly AccountSessions: {
             readonly sessions: readonly components["schemas"]["AccountSession"][];
         };
@@ -792,9 +827,6 @@ export interface components {
             /** @description the credential type a change was about, e.g. password, otp, webauthn-passwordless */
             readonly credential: string | null;
         };
-        readonly AccountDeletionRequest: {
-            readonly confirmation: string;
-        };
         readonly DevOverride: {
             /**
              * @description a remote's name: must be 2-40 characters: a lowercase letter, then lowercase letters or digits (no - or _: the name is a JavaScript identifier in Module Federation)
@@ -834,7 +866,7 @@ export interface components {
              * @description stable machine-readable code (docs/errors.md)
              * @enum {string}
              */
-            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "dev_override_refused" | "personal_session_required" | "canary_audience_refused" | "validation_failed" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "rollout_in_progress" | "no_rollout" | "no_stable_version" | "payload_too_large" | "rate_limited" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "identity_admin_unavailable" | "internal_error";
+            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "dev_override_refused" | "personal_session_required" | "canary_audience_refused" | "account_access_required" | "account_deleted" | "validation_failed" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "rollout_in_progress" | "no_rollout" | "no_stable_version" | "payload_too_large" | "rate_limited" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "identity_admin_unavailable" | "internal_error";
             readonly errors?: readonly components["schemas"]["ProblemFieldError"][];
         };
         /** @description one invalid input (validation_failed) */
@@ -2539,6 +2571,192 @@ export interface operations {
             };
         };
     };
+    readonly accountRequestAccess: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["AccountAccessRequest"];
+            };
+        };
+        readonly responses: {
+            /** @description where to send the browser */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["AccountAccessRedirect"];
+                };
+            };
+            /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code personal_session_required | account_access_required */
+            readonly 403: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code payload_too_large */
+            readonly 413: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unsupported_media_type */
+            readonly 415: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly accountGrantAccess: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["AccountAccessGrant"];
+            };
+        };
+        readonly responses: {
+            /** @description the API may now act on the caller's account in this session */
+            readonly 204: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": null;
+                };
+            };
+            /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code personal_session_required | account_access_required */
+            readonly 403: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code payload_too_large */
+            readonly 413: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unsupported_media_type */
+            readonly 415: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable | identity_admin_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     readonly accountSessions: {
         readonly parameters: {
             readonly query?: never;
@@ -2579,7 +2797,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code personal_session_required */
+            /** @description problem+json, code personal_session_required | account_access_required */
             readonly 403: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -2650,7 +2868,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code personal_session_required */
+            /** @description problem+json, code personal_session_required | account_access_required */
             readonly 403: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -2721,7 +2939,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code personal_session_required */
+            /** @description problem+json, code personal_session_required | account_access_required */
             readonly 403: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -2794,99 +3012,6 @@ export interface operations {
             };
             /** @description problem+json, code personal_session_required */
             readonly 403: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem+json, code internal_error */
-            readonly 500: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem+json, code issuer_unavailable | database_unavailable | identity_admin_unavailable */
-            readonly 503: {
-                headers: {
-                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
-                    readonly "Retry-After"?: string;
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    readonly accountDeleteAccount: {
-        readonly parameters: {
-            readonly query?: never;
-            readonly header?: never;
-            readonly path?: never;
-            readonly cookie?: never;
-        };
-        readonly requestBody: {
-            readonly content: {
-                readonly "application/json": components["schemas"]["AccountDeletionRequest"];
-            };
-        };
-        readonly responses: {
-            /** @description the account is deleted; sign out */
-            readonly 204: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": null;
-                };
-            };
-            /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
-            readonly 400: {
-                headers: {
-                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
-                    readonly "WWW-Authenticate"?: string;
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
-            readonly 401: {
-                headers: {
-                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
-                    readonly "WWW-Authenticate"?: string;
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem+json, code personal_session_required */
-            readonly 403: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem+json, code payload_too_large */
-            readonly 413: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem+json, code unsupported_media_type */
-            readonly 415: {
                 headers: {
                     readonly [name: string]: unknown;
                 };

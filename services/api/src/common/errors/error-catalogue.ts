@@ -58,6 +58,17 @@ export const ERROR_CATALOGUE = {
     example:
       'Only an administrator can aim a canary of "profile" at the role atrium-admin, which the remote does not require.',
   },
+  account_access_required: {
+    status: 403,
+    title: 'Your permission at Keycloak is needed',
+    example:
+      'Atrium acts on your account at Keycloak only with your own permission, given by signing in there for it (none in this session yet). Continue at Keycloak and come back.',
+  },
+  account_deleted: {
+    status: 401,
+    title: 'Account deleted',
+    example: 'The access token belongs to an account that was deleted; sign in with another account.',
+  },
   validation_failed: {
     status: 400,
     title: 'Request validation failed',
