@@ -22,7 +22,7 @@ export const CONFIG_GROUPS: readonly ConfigGroup[] = [
   SHELL_CONTAINER_VARIABLES,
   COMPOSE_VARIABLES,
   {
-    title: 'Kubernetes',
+    title: 'Kubernetes manifests',
     readBy: 'infra/k8s',
     about:
       'Not read from .env.example: the manifests take every secret from a Secret (none has a default) and the ' +
