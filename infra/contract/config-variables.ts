@@ -151,11 +151,9 @@ export function renderDeployTables(groups: readonly ConfigGroup[]): string {
   const md = (text: string) => markdownText(text, names);
   const out: string[] = [];
   for (const group of groups) {
-    out.push(
-      `### ${group.title}`,
-      '',
-      `Read by \`${group.readBy}\`.${group.about ? ` ${md(group.about)}` : ''}`,
-    );
+    // A group without variables is a note about where that part's configuration comes from instead.
+    const reader = group.variables.length > 0 ? `Read by \`${group.readBy}\`.` : '';
+    out.push(`### ${group.title}`, '', [reader, md(group.about ?? '')].filter(Boolean).join(' '));
     if (group.variables.length === 0) {
       out.push('');
       continue;
