@@ -5,12 +5,15 @@
 //   3. the API's dependency-free rule modules (RULE_MODULES in generate.ts: the remote-name and version rule,
 //      telemetry's batch bounds, the dev-override origin rule, the role names) → shell/sdk/src/generated/<same name>.ts
 //   4. Redocly's lint of the document (redocly.yaml): any error fails.
+//   5. the configuration variables, from their tables (config-variables.ts) → .env.example and the section
+//      "Configuration variables" of docs/deploy.md
 // `npm run contract -- --check` (a stage of `npm test`) writes nothing: it fails when a committed file
-// differs from what the API now describes, then lints the document.
+// differs from what the API and the tables now describe, then lints the document.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildStale } from '../dev/build.ts';
+import { generateConfigFiles } from './config-variables.ts';
 import { contractFiles, generateContract } from './generate.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -28,7 +31,10 @@ if (document.status !== 0) {
   process.exit(1);
 }
 
-const generated = await generateContract(root, document.stdout);
+const generated = {
+  ...(await generateContract(root, document.stdout)),
+  ...(await generateConfigFiles(root)),
+};
 const stale: string[] = [];
 for (const [file, text] of Object.entries(generated)) {
   const path = join(root, file);
@@ -48,11 +54,13 @@ for (const [file, text] of Object.entries(generated)) {
 if (stale.length > 0) {
   console.error(
     `The generated contract is stale: ${stale.join(', ')} no longer match${stale.length === 1 ? 'es' : ''} ` +
-      "the API's routes and schemas. Run `npm run contract` and commit the result.",
+      "what they are generated from (the API's routes and schemas, the tables of configuration variables). " +
+      'Run `npm run contract` and commit the result.',
   );
   process.exit(1);
 }
-if (check) console.log(`  ${Object.keys(generated).length} generated files match the API`);
+if (check)
+  console.log(`  ${Object.keys(generated).length} generated files match what they are generated from`);
 
 const lint = spawnSync(
   join(root, 'node_modules/.bin/redocly'),

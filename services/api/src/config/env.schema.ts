@@ -3,235 +3,37 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEV_OVERRIDE_ORIGIN_PATTERN } from '../dev-overrides/dev-override-rules.js';
 import type { AppConfig, DatabaseTarget, TracingConfig } from './app-config.js';
+import {
+  API_VARIABLE_GROUPS,
+  type ApiVariable,
+  LOG_LEVELS,
+  OTLP_PROTOCOL,
+  SUPPORTED_ALGORITHMS,
+  TRACE_SAMPLERS,
+} from './variables.js';
 
-/** Asymmetric JWS algorithms the API can verify; `none` and HMAC (shared secrets) are not on it by design. */
-export const SUPPORTED_ALGORITHMS = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-] as const;
+export { SUPPORTED_ALGORITHMS, TRACE_SAMPLERS } from './variables.js';
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
-
-/** The OTLP transport the API's span exporter speaks (OTLP/HTTP with protobuf bodies, the specification's default). */
-const OTLP_PROTOCOL = 'http/protobuf';
-
-/** The OpenTelemetry specification's sampler names the API understands (OTEL_TRACES_SAMPLER). */
-export const TRACE_SAMPLERS = [
-  'parentbased_always_on',
-  'parentbased_always_off',
-  'parentbased_traceidratio',
-  'always_on',
-  'always_off',
-  'traceidratio',
-] as const;
-
-/** What each variable expects, with a value that would work: printed when validation fails. */
-const HINTS: Record<string, { expected: string; example: string }> = {
-  PORT: { expected: 'an integer between 1 and 65535', example: 'PORT=3000' },
-  HOST: { expected: 'an interface address to listen on', example: 'HOST=0.0.0.0' },
-  OIDC_ISSUER_URL: {
-    expected: 'the http(s) URL of the OpenID Connect issuer, without a trailing slash',
-    example: 'OIDC_ISSUER_URL=http://localhost:8080/realms/atrium',
-  },
-  OIDC_DISCOVERY_URL: {
-    expected: "the http(s) URL of the issuer's OpenID configuration (default: derived from OIDC_ISSUER_URL)",
-    example: 'OIDC_DISCOVERY_URL=http://keycloak:8080/realms/atrium/.well-known/openid-configuration',
-  },
-  OIDC_AUDIENCE: {
-    expected: 'the audience (aud) access tokens must carry',
-    example: 'OIDC_AUDIENCE=atrium-api',
-  },
-  OIDC_ALGORITHMS: {
-    expected: `a comma-separated list of ${SUPPORTED_ALGORITHMS.join(', ')}`,
-    example: 'OIDC_ALGORITHMS=RS256',
-  },
-  OIDC_CLOCK_TOLERANCE_SECONDS: {
-    expected: 'an integer between 0 and 60 (leeway for exp and nbf)',
-    example: 'OIDC_CLOCK_TOLERANCE_SECONDS=30',
-  },
-  OIDC_JWKS_CACHE_SECONDS: {
-    expected: 'an integer between 10 and 86400 (how often the JWKS is refreshed)',
-    example: 'OIDC_JWKS_CACHE_SECONDS=600',
-  },
-  OIDC_JWKS_REFETCH_INTERVAL_SECONDS: {
-    expected: 'an integer between 1 and 3600 (minimum time between refetches for unknown key ids)',
-    example: 'OIDC_JWKS_REFETCH_INTERVAL_SECONDS=30',
-  },
-  OIDC_ALLOWED_CLIENTS: {
-    expected: 'a comma-separated list of client ids whose tokens (azp) the API accepts',
-    example: 'OIDC_ALLOWED_CLIENTS=atrium-shell,atrium-deployer,atrium-platform',
-  },
-  OIDC_DPOP_REQUIRED_CLIENTS: {
-    expected: 'a comma-separated list of client ids whose tokens must be DPoP-bound (cnf.jkt), or none',
-    example: 'OIDC_DPOP_REQUIRED_CLIENTS=atrium-shell',
-  },
-  PLATFORM_CLIENT_ID: {
-    expected: 'the client id of the platform pipeline, which owns platform code such as the admin console',
-    example: 'PLATFORM_CLIENT_ID=atrium-platform',
-  },
-  API_PUBLIC_URL: {
-    expected:
-      'the http(s) origin browsers call the API at (scheme://host[:port], no path): DPoP proofs name it in htu',
-    example: 'API_PUBLIC_URL=http://localhost:3000',
-  },
-  AUDIT_RETENTION_DAYS: {
-    expected: 'how many days audit entries are kept, a whole number (0 keeps them forever)',
-    example: 'AUDIT_RETENTION_DAYS=365',
-  },
-  DPOP_PROOF_MAX_AGE_SECONDS: {
-    expected: 'an integer between 5 and 300 (how old a DPoP proof may be, plus OIDC_CLOCK_TOLERANCE_SECONDS)',
-    example: 'DPOP_PROOF_MAX_AGE_SECONDS=60',
-  },
-  METRICS_PORT: {
-    expected:
-      'an integer between 1 and 65535, not PORT (Prometheus metrics are served there, never on the API port)',
-    example: 'METRICS_PORT=9464',
-  },
-  METRICS_HOST: {
-    expected:
-      'the interface the metrics port listens on (127.0.0.1 locally; 0.0.0.0 where Prometheus scrapes the pod)',
-    example: 'METRICS_HOST=127.0.0.1',
-  },
-  TELEMETRY_RETENTION_DAYS: {
-    expected: 'an integer between 1 and 365 (days the per-minute field health aggregates are kept)',
-    example: 'TELEMETRY_RETENTION_DAYS=30',
-  },
-  TELEMETRY_REPORTS_PER_MINUTE: {
-    expected:
-      'an integer between 1 and 600 (telemetry batches one person may send per minute to one API instance)',
-    example: 'TELEMETRY_REPORTS_PER_MINUTE=12',
-  },
-  ROLLBACK_MIN_SAMPLES: {
-    expected:
-      'an integer between 10 and 1000000 (loads the canary and the stable version each need before a rollback)',
-    example: 'ROLLBACK_MIN_SAMPLES=50',
-  },
-  ROLLBACK_MIN_REPORTERS: {
-    expected:
-      'an integer between 1 and 100000 (distinct people who must have reported each side before a rollback)',
-    example: 'ROLLBACK_MIN_REPORTERS=10',
-  },
-  ROLLBACK_MAX_LOADS_PER_PERSON: {
-    expected:
-      "an integer between 1 and 1000 (one person's loads of a side that count per ROLLBACK_PERSON_WINDOW_MINUTES)",
-    example: 'ROLLBACK_MAX_LOADS_PER_PERSON=1',
-  },
-  ROLLBACK_PERSON_WINDOW_MINUTES: {
-    expected: "an integer between 1 and 1440 (the window one person's loads are capped in)",
-    example: 'ROLLBACK_PERSON_WINDOW_MINUTES=60',
-  },
-  ROLLBACK_MIN_DIFFERENCE: {
-    expected: "a number between 0 and 1 (how much higher the canary's failure rate must be than stable's)",
-    example: 'ROLLBACK_MIN_DIFFERENCE=0.02',
-  },
-  ROLLBACK_Z: {
-    expected:
-      'a number between 1 and 10 (the one-sided two-proportion z statistic a rollback needs; 2.33 = 1 % false alarms)',
-    example: 'ROLLBACK_Z=2.33',
-  },
-  DATABASE_URL: {
-    expected: 'postgres://user@host:port/db, postgresql://..., or sqlite:PATH',
-    example: 'DATABASE_URL=postgres://postgres@127.0.0.1:5432/atrium',
-  },
-  CORS_ORIGINS: {
-    expected: 'a comma-separated list of http(s) origins (scheme://host[:port], no path)',
-    example: 'CORS_ORIGINS=http://localhost:4000',
-  },
-  ALLOWED_REMOTE_ORIGINS: {
-    expected: 'a comma-separated list of http(s) origins where remote manifests may live',
-    example: 'ALLOWED_REMOTE_ORIGINS=http://localhost:4100',
-  },
-  SHELL_CLIENTS: {
-    expected:
-      'a comma-separated list of the client ids people sign in through (the shell): only their tokens may manage an account (/api/account) or report field telemetry',
-    example: 'SHELL_CLIENTS=atrium-shell',
-  },
-  KEYCLOAK_ADMIN_CLIENT_ID: {
-    expected:
-      "the API's confidential client at Keycloak (service account: view-events; people grant it their own account token)",
-    example: 'KEYCLOAK_ADMIN_CLIENT_ID=atrium-account-admin',
-  },
-  KEYCLOAK_ADMIN_CLIENT_SECRET: {
-    expected: "that client's secret (the realm's ATRIUM_ACCOUNT_ADMIN_SECRET)",
-    example: 'KEYCLOAK_ADMIN_CLIENT_SECRET=<the secret of atrium-account-admin>',
-  },
-  KEYCLOAK_ADMIN_URL: {
-    expected:
-      "the http(s) URL of the realm's admin REST API, without a trailing slash (default: derived from OIDC_DISCOVERY_URL)",
-    example: 'KEYCLOAK_ADMIN_URL=http://keycloak:8080/admin/realms/atrium',
-  },
-  KEYCLOAK_EVENTS_POLL_SECONDS: {
-    expected:
-      "an integer between 0 and 3600 (how often Keycloak's events are copied to the audit log; 0 = never)",
-    example: 'KEYCLOAK_EVENTS_POLL_SECONDS=15',
-  },
-  DEV_OVERRIDE_ORIGINS: {
-    expected:
-      'a comma-separated list of origins (scheme://host[:port], or scheme://host:* for any port) whose dev ' +
-      'servers people with the role atrium-developer may load in their own session; unset: overrides are off',
-    example: 'DEV_OVERRIDE_ORIGINS=http://localhost:5001,http://localhost:5002',
-  },
-  OTEL_EXPORTER_OTLP_ENDPOINT: {
-    expected:
-      'the http(s) base URL of an OTLP/HTTP receiver (traces go to <it>/v1/traces); unset: tracing is off',
-    example: 'OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318',
-  },
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: {
-    expected: 'the full http(s) URL spans are sent to (instead of OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces)',
-    example: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://localhost:4318/v1/traces',
-  },
-  OTEL_EXPORTER_OTLP_PROTOCOL: {
-    expected: `${OTLP_PROTOCOL} (the only protocol the API exports with; use the receiver's HTTP port, 4318)`,
-    example: `OTEL_EXPORTER_OTLP_PROTOCOL=${OTLP_PROTOCOL}`,
-  },
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: {
-    expected: `${OTLP_PROTOCOL} (the only protocol the API exports with; use the receiver's HTTP port, 4318)`,
-    example: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=${OTLP_PROTOCOL}`,
-  },
-  OTEL_EXPORTER_OTLP_HEADERS: {
-    expected: 'comma-separated name=value pairs sent with every export (values URL-encoded)',
-    example: 'OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20abc',
-  },
-  OTEL_EXPORTER_OTLP_TRACES_HEADERS: {
-    expected: 'comma-separated name=value pairs sent with every span export (values URL-encoded)',
-    example: 'OTEL_EXPORTER_OTLP_TRACES_HEADERS=x-tenant=atrium',
-  },
-  OTEL_SERVICE_NAME: { expected: 'the service.name of the spans', example: 'OTEL_SERVICE_NAME=atrium-api' },
-  OTEL_RESOURCE_ATTRIBUTES: {
-    expected: 'comma-separated key=value resource attributes (values URL-encoded)',
-    example: 'OTEL_RESOURCE_ATTRIBUTES=deployment.environment.name=staging',
-  },
-  OTEL_TRACES_SAMPLER: {
-    expected: `one of ${TRACE_SAMPLERS.join(', ')}`,
-    example: 'OTEL_TRACES_SAMPLER=parentbased_traceidratio',
-  },
-  OTEL_TRACES_SAMPLER_ARG: {
-    expected: 'the share of traces the *traceidratio samplers keep, a number between 0 and 1',
-    example: 'OTEL_TRACES_SAMPLER_ARG=0.1',
-  },
-  OTEL_SDK_DISABLED: {
-    expected: 'true or false (true: no tracing even with an endpoint)',
-    example: 'OTEL_SDK_DISABLED=false',
-  },
-  LOG_LEVEL: { expected: `one of ${LOG_LEVELS.join(', ')}`, example: 'LOG_LEVEL=log' },
-  DB_MIGRATE_ON_BOOT: { expected: 'true or false', example: 'DB_MIGRATE_ON_BOOT=false' },
-};
+/**
+ * Each variable's row of the table in variables.ts: its default, and what it expects with an example, printed
+ * when its value is refused.
+ */
+const VARIABLES: ReadonlyMap<string, ApiVariable> = new Map(
+  API_VARIABLE_GROUPS.flatMap((group) => group.variables).map((variable) => [variable.name, variable]),
+);
 
 /**
  * The secrets, each with the well-known value it has in development only (the realm file's development
  * default). Anywhere else a secret has no default: an API deployed without one stops at start-up instead of
  * running with a value everyone can read in the repository.
  */
-const DEVELOPMENT_SECRETS = {
-  KEYCLOAK_ADMIN_CLIENT_SECRET: 'atrium-account-admin-dev-secret',
-} as const;
+const DEVELOPMENT_SECRETS: Readonly<Record<string, string>> = Object.fromEntries(
+  [...VARIABLES.values()].flatMap((variable) =>
+    variable.secret && variable.developmentValue !== undefined
+      ? [[variable.name, variable.developmentValue]]
+      : [],
+  ),
+);
 
 /**
  * Whether `env` is a development environment, the only one where secrets have defaults: `NODE_ENV=development`
@@ -243,11 +45,9 @@ export function isDevelopment(env: NodeJS.ProcessEnv): boolean {
 }
 
 /** Variables whose values may be credentials: an error names them but never prints them. */
-const UNPRINTED = new Set([
-  'KEYCLOAK_ADMIN_CLIENT_SECRET',
-  'OTEL_EXPORTER_OTLP_HEADERS',
-  'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
-]);
+const UNPRINTED: ReadonlySet<string> = new Set(
+  [...VARIABLES.values()].filter((variable) => variable.secret || variable.unprinted).map(({ name }) => name),
+);
 
 const httpUrl = z.url({ protocol: /^https?$/ });
 
@@ -379,47 +179,44 @@ const booleanFlag = z
   .transform((value) => value === 'true' || value === '1');
 
 /**
- * Schema of the API's environment: every variable has a default except the secrets, which have one only in
- * development (DEVELOPMENT_SECRETS).
+ * Schema of the API's environment. The defaults are the table's (variables.ts): an unset variable gets its row's
+ * default before parsing, so a default is checked like any other value. The secrets have one only in development
+ * (DEVELOPMENT_SECRETS); what has no row default is optional or means "none" when unset.
  */
 export const envSchema = z.object({
-  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  OIDC_ISSUER_URL: httpUrl
-    .refine((value) => !value.endsWith('/'), 'remove the trailing slash')
-    .default('http://localhost:8080/realms/atrium'),
+  PORT: z.coerce.number().int().min(1).max(65535),
+  HOST: z.string().min(1),
+  OIDC_ISSUER_URL: httpUrl.refine((value) => !value.endsWith('/'), 'remove the trailing slash'),
   OIDC_DISCOVERY_URL: httpUrl.optional(),
-  OIDC_AUDIENCE: z.string().min(1).default('atrium-api'),
-  OIDC_ALGORITHMS: algorithmList.default(['RS256']),
-  OIDC_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
-  OIDC_JWKS_CACHE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
-  OIDC_JWKS_REFETCH_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
-  OIDC_ALLOWED_CLIENTS: clientList.default(['atrium-shell', 'atrium-deployer', 'atrium-platform']),
-  OIDC_DPOP_REQUIRED_CLIENTS: optionalClientList.default(['atrium-shell']),
-  PLATFORM_CLIENT_ID: clientList
-    .refine((clients) => clients.length === 1, 'exactly one client id')
-    .default(['atrium-platform']),
-  API_PUBLIC_URL: origin.default(['http://localhost:3000']),
-  DPOP_PROOF_MAX_AGE_SECONDS: z.coerce.number().int().min(5).max(300).default(60),
-  METRICS_PORT: z.coerce.number().int().min(1).max(65_535).default(9464),
-  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-  TELEMETRY_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
-  TELEMETRY_REPORTS_PER_MINUTE: z.coerce.number().int().min(1).max(600).default(12),
-  ROLLBACK_MIN_SAMPLES: z.coerce.number().int().min(10).max(1_000_000).default(50),
-  ROLLBACK_MIN_REPORTERS: z.coerce.number().int().min(1).max(100_000).default(10),
-  ROLLBACK_MAX_LOADS_PER_PERSON: z.coerce.number().int().min(1).max(1_000).default(1),
-  ROLLBACK_PERSON_WINDOW_MINUTES: z.coerce.number().int().min(1).max(1_440).default(60),
-  ROLLBACK_MIN_DIFFERENCE: z.coerce.number().min(0).max(1).default(0.02),
-  ROLLBACK_Z: z.coerce.number().min(1).max(10).default(2.33),
-  DATABASE_URL: databaseUrl.prefault('sqlite:.data/atrium.db'),
-  CORS_ORIGINS: originList.default(['http://localhost:4000']),
-  ALLOWED_REMOTE_ORIGINS: originList.default(['http://localhost:4100']),
-  SHELL_CLIENTS: clientList.default(['atrium-shell']),
-  KEYCLOAK_ADMIN_CLIENT_ID: z.string().min(1).default('atrium-account-admin'),
+  OIDC_AUDIENCE: z.string().min(1),
+  OIDC_ALGORITHMS: algorithmList,
+  OIDC_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(60),
+  OIDC_JWKS_CACHE_SECONDS: z.coerce.number().int().min(10).max(86_400),
+  OIDC_JWKS_REFETCH_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600),
+  OIDC_ALLOWED_CLIENTS: clientList,
+  OIDC_DPOP_REQUIRED_CLIENTS: optionalClientList,
+  PLATFORM_CLIENT_ID: clientList.refine((clients) => clients.length === 1, 'exactly one client id'),
+  API_PUBLIC_URL: origin,
+  DPOP_PROOF_MAX_AGE_SECONDS: z.coerce.number().int().min(5).max(300),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65_535),
+  METRICS_HOST: z.string().min(1),
+  TELEMETRY_RETENTION_DAYS: z.coerce.number().int().min(1).max(365),
+  TELEMETRY_REPORTS_PER_MINUTE: z.coerce.number().int().min(1).max(600),
+  ROLLBACK_MIN_SAMPLES: z.coerce.number().int().min(10).max(1_000_000),
+  ROLLBACK_MIN_REPORTERS: z.coerce.number().int().min(1).max(100_000),
+  ROLLBACK_MAX_LOADS_PER_PERSON: z.coerce.number().int().min(1).max(1_000),
+  ROLLBACK_PERSON_WINDOW_MINUTES: z.coerce.number().int().min(1).max(1_440),
+  ROLLBACK_MIN_DIFFERENCE: z.coerce.number().min(0).max(1),
+  ROLLBACK_Z: z.coerce.number().min(1).max(10),
+  DATABASE_URL: databaseUrl,
+  CORS_ORIGINS: originList,
+  ALLOWED_REMOTE_ORIGINS: originList,
+  SHELL_CLIENTS: clientList,
+  KEYCLOAK_ADMIN_CLIENT_ID: z.string().min(1),
   // A secret: no default here, the realm's development value in development only (DEVELOPMENT_SECRETS).
   KEYCLOAK_ADMIN_CLIENT_SECRET: z.string().min(1),
   KEYCLOAK_ADMIN_URL: httpUrl.refine((value) => !value.endsWith('/'), 'remove the trailing slash').optional(),
-  KEYCLOAK_EVENTS_POLL_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
+  KEYCLOAK_EVENTS_POLL_SECONDS: z.coerce.number().int().min(0).max(3600),
   // Off unless configured: production never loads a dev server's code unless an operator says so.
   DEV_OVERRIDE_ORIGINS: devOverrideOriginList.default([]),
   // OpenTelemetry tracing: the specification's variables; off unless an endpoint is set.
@@ -431,16 +228,15 @@ export const envSchema = z.object({
   OTEL_EXPORTER_OTLP_TRACES_HEADERS: keyValueList.default({}),
   OTEL_SERVICE_NAME: z.string().trim().min(1).optional(),
   OTEL_RESOURCE_ATTRIBUTES: keyValueList.default({}),
-  OTEL_TRACES_SAMPLER: z.enum(TRACE_SAMPLERS).default('parentbased_always_on'),
-  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
+  OTEL_TRACES_SAMPLER: z.enum(TRACE_SAMPLERS),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1),
   OTEL_SDK_DISABLED: z
     .string()
     .transform((value) => value.trim().toLowerCase())
-    .pipe(booleanFlag)
-    .default(false),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('log'),
-  DB_MIGRATE_ON_BOOT: booleanFlag.default(false),
-  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(365),
+    .pipe(booleanFlag),
+  LOG_LEVEL: z.enum(LOG_LEVELS),
+  DB_MIGRATE_ON_BOOT: booleanFlag,
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500),
 });
 
 /** Thrown by {@link loadConfig} with one line per bad variable. */
@@ -456,10 +252,10 @@ export class ConfigError extends Error {
  * file falls back to the default; in development, an unset secret gets its development value.
  */
 function parseVariables<T>(schema: z.ZodType<T>, names: readonly string[], env: NodeJS.ProcessEnv): T {
-  const secretDefaults: Record<string, string> = isDevelopment(env) ? DEVELOPMENT_SECRETS : {};
+  const secretDefaults: Readonly<Record<string, string>> = isDevelopment(env) ? DEVELOPMENT_SECRETS : {};
   const relevant = Object.fromEntries(
     names
-      .map((key) => [key, env[key] || secretDefaults[key]] as const)
+      .map((key) => [key, env[key] || secretDefaults[key] || VARIABLES.get(key)?.default] as const)
       .filter(([, value]) => value !== undefined && value !== ''),
   );
   const result = schema.safeParse(relevant);
@@ -468,7 +264,7 @@ function parseVariables<T>(schema: z.ZodType<T>, names: readonly string[], env: 
   for (const issue of result.error.issues) {
     const variable = String(issue.path[0] ?? '(environment)');
     if (byVariable.has(variable)) continue;
-    const hint = HINTS[variable];
+    const hint = VARIABLES.get(variable);
     if (variable in DEVELOPMENT_SECRETS && relevant[variable] === undefined) {
       byVariable.set(
         variable,
@@ -482,7 +278,7 @@ function parseVariables<T>(schema: z.ZodType<T>, names: readonly string[], env: 
     byVariable.set(
       variable,
       hint
-        ? `${variable}=${got} is invalid (${issue.message}): expected ${hint.expected}, e.g. ${hint.example}`
+        ? `${variable}=${got} is invalid (${issue.message}): expected ${hint.expected}, e.g. ${variable}=${hint.example}`
         : `${variable}: ${issue.message}`,
     );
   }
