@@ -140,6 +140,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
     const apiDir = join(repoRoot, 'services/api');
     const apiEnv: NodeJS.ProcessEnv = {
+      // A developer's machine: the realm's well-known development secrets are accepted (and only here).
+      NODE_ENV: 'development',
       PORT: String(apiPort),
       HOST: '127.0.0.1',
       OIDC_ISSUER_URL: keycloak.issuer,

@@ -41,7 +41,7 @@ describe('loadConfig', () => {
         minDifference: 0.02,
         z: 2.33,
         maxLoadsPerPerson: 1,
-        personWindowMinutes: 60,
+        personWindowMinutes: 1440,
       },
       database: { driver: 'sqlite', path: '/srv/atrium/.data/atrium.db' },
       corsOrigins: ['http://localhost:4000'],
@@ -99,6 +99,21 @@ describe('loadConfig', () => {
       expect(problemsOf({ ...deployed, KEYCLOAK_ADMIN_CLIENT_SECRET: '' })).toEqual([
         expect.stringMatching(/^KEYCLOAK_ADMIN_CLIENT_SECRET is not set/),
       ]);
+    });
+
+    it("an operator who copies the realm's development secret into a production API gets a refusal naming it", () => {
+      const problems = problemsOf({
+        ...deployed,
+        KEYCLOAK_ADMIN_CLIENT_SECRET: 'atrium-account-admin-dev-secret',
+      });
+      expect(problems).toEqual([
+        expect.stringMatching(/^KEYCLOAK_ADMIN_CLIENT_SECRET has the realm's well-known development value/),
+      ]);
+      // On a developer's machine it is the value the realm was imported with.
+      expect(
+        loadConfig({ ...DEVELOPMENT, KEYCLOAK_ADMIN_CLIENT_SECRET: 'atrium-account-admin-dev-secret' })
+          .keycloakAdmin.clientSecret,
+      ).toBe('atrium-account-admin-dev-secret');
     });
 
     it('uses the secret it is given, in production and in development alike', () => {

@@ -205,7 +205,7 @@ export const envSchema = z.object({
   ROLLBACK_MIN_SAMPLES: z.coerce.number().int().min(10).max(1_000_000),
   ROLLBACK_MIN_REPORTERS: z.coerce.number().int().min(1).max(100_000),
   ROLLBACK_MAX_LOADS_PER_PERSON: z.coerce.number().int().min(1).max(1_000),
-  ROLLBACK_PERSON_WINDOW_MINUTES: z.coerce.number().int().min(1).max(1_440),
+  ROLLBACK_PERSON_WINDOW_MINUTES: z.coerce.number().int().min(1).max(10_080),
   ROLLBACK_MIN_DIFFERENCE: z.coerce.number().min(0).max(1),
   ROLLBACK_Z: z.coerce.number().min(1).max(10),
   DATABASE_URL: databaseUrl,
@@ -258,10 +258,21 @@ function parseVariables<T>(schema: z.ZodType<T>, names: readonly string[], env: 
       .map((key) => [key, env[key] || secretDefaults[key] || VARIABLES.get(key)?.default] as const)
       .filter(([, value]) => value !== undefined && value !== ''),
   );
+  // A secret's development value is in the repository for anyone to read: outside development it is no secret.
+  const published = isDevelopment(env)
+    ? []
+    : names.filter((name) => name in DEVELOPMENT_SECRETS && env[name] === DEVELOPMENT_SECRETS[name]);
   const result = schema.safeParse(relevant);
-  if (result.success) return result.data;
-  const byVariable = new Map<string, string>();
-  for (const issue of result.error.issues) {
+  if (result.success && published.length === 0) return result.data;
+  const byVariable = new Map<string, string>(
+    published.map((name) => [
+      name,
+      `${name} has the realm's well-known development value, which anyone can read in the repository: set a ` +
+        `secret of your own (NODE_ENV=${env['NODE_ENV'] || '(unset)'}; only NODE_ENV=development accepts it)`,
+    ]),
+  );
+  const issues = result.success ? [] : result.error.issues;
+  for (const issue of issues) {
     const variable = String(issue.path[0] ?? '(environment)');
     if (byVariable.has(variable)) continue;
     const hint = VARIABLES.get(variable);

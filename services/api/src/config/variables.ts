@@ -424,10 +424,13 @@ export const API_VARIABLE_GROUPS: readonly ConfigGroup<ApiVariable>[] = [
       },
       {
         name: 'ROLLBACK_PERSON_WINDOW_MINUTES',
-        purpose: "The window one person's loads are capped in, in minutes.",
-        expected: "an integer between 1 and 1440 (the window one person's loads are capped in)",
-        example: '60',
-        default: '60',
+        purpose:
+          "The window one person's loads are capped in, in minutes, counted from the canary's start: with the " +
+          'default, a day, one account that reports every hour is still one voice a day.',
+        expected:
+          "an integer between 1 and 10080 (the window one person's loads are capped in: up to a week)",
+        example: '1440',
+        default: '1440',
       },
       {
         name: 'ROLLBACK_MIN_DIFFERENCE',

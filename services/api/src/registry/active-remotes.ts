@@ -24,7 +24,7 @@ export interface ServedVersion {
 
 /**
  * A remote with an active, verifiable version and the settings of the remote: what `/api/remotes` is made of.
- * `canary` is the running canary's version and audience (cohort.ts), when there is one.
+ * `canary` is the running canary's version, audience (cohort.ts) and start (ms), when there is one.
  */
 export interface ActiveRemote extends ServedVersion {
   readonly name: string;
@@ -32,7 +32,7 @@ export interface ActiveRemote extends ServedVersion {
   readonly path: string;
   readonly navOrder: number;
   readonly requiredRoles: readonly string[];
-  readonly canary?: ServedVersion & CanaryAudience;
+  readonly canary?: ServedVersion & CanaryAudience & { readonly startedAt: number };
 }
 
 /** The active remotes at one moment, with a digest of their content (the same on every replica). */
@@ -177,6 +177,7 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
                     manifestIntegrity: canary.manifestIntegrity,
                     percent: rollout.percent,
                     roles: [...rollout.roles],
+                    startedAt: rollout.startedAt.getTime(),
                   },
                 }
               : {}),

@@ -85,18 +85,19 @@ export class RegistryService {
   async servedVersions(
     user: AuthenticatedUser,
     names: readonly string[],
-  ): Promise<Map<string, { readonly version: string; readonly canaryRunning: boolean }>> {
+  ): Promise<Map<string, ServedToPerson>> {
     const snapshot = await this.activeRemotes.get();
     let index = remotesByName.get(snapshot);
     if (!index) {
       index = new Map(snapshot.remotes.map((remote) => [remote.name, remote]));
       remotesByName.set(snapshot, index);
     }
-    const served = new Map<string, { version: string; canaryRunning: boolean }>();
+    const served = new Map<string, ServedToPerson>();
     for (const name of names) {
       const remote = index.get(name);
       const entry = remote && serve(remote, user);
-      if (entry) served.set(name, { version: entry.entry.version, canaryRunning: entry.canaryRunning });
+      if (entry)
+        served.set(name, { version: entry.entry.version, canaryStartedAt: remote.canary?.startedAt ?? null });
     }
     return served;
   }
@@ -353,6 +354,12 @@ function toVersionDoc(version: RemoteVersion): VersionDoc {
   };
 }
 
+/** The version of a remote a person is served, and when the remote's running canary started (ms), if one runs. */
+export interface ServedToPerson {
+  readonly version: string;
+  readonly canaryStartedAt: number | null;
+}
+
 /** Each copy of the registry's remotes by name, made once per copy (field telemetry looks up a few). */
 const remotesByName = new WeakMap<ActiveRemotesSnapshot, ReadonlyMap<string, ActiveRemote>>();
 
@@ -361,7 +368,6 @@ interface Served {
   readonly entry: RemoteEntry;
   /** Whether the caller gets the running canary. */
   readonly getsCanary: boolean;
-  readonly canaryRunning: boolean;
 }
 
 /** A remote as served before the caller's canary is decided: its active version and its canary, if one runs. */
@@ -378,10 +384,10 @@ function servableOf(remote: ActiveRemote): Servable {
 /** The active version of the remote, or its running canary's when the caller is in the canary's audience. */
 function decideCanary({ stable, canary }: Servable, user: AuthenticatedUser): Served {
   if (!canary || !inCanary(canary, stable.name, user)) {
-    return { entry: stable, getsCanary: false, canaryRunning: canary !== undefined };
+    return { entry: stable, getsCanary: false };
   }
-  const { percent: _percent, roles: _roles, ...version } = canary;
-  return { entry: { ...stable, ...version }, getsCanary: true, canaryRunning: true };
+  const { percent: _percent, roles: _roles, startedAt: _startedAt, ...version } = canary;
+  return { entry: { ...stable, ...version }, getsCanary: true };
 }
 
 /** Whether `roles` include every role `remote` requires. */

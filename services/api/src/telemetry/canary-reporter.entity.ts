@@ -19,7 +19,12 @@ export const CanaryReporter = defineEntity({
   properties: {
     remote: () => p.manyToOne(Remote).primary().fieldName('remote_name').deleteRule('cascade'),
     version: p.string().length(64).primary(),
-    /** The window's first minute, in minutes since the Unix epoch (UTC). */
+    /**
+     * When the canary these reports count for started (ms since the Unix epoch): the rows of one canary only,
+     * never those of an earlier one of the same remote, however soon it was started again.
+     */
+    canaryStartedAt: p.bigint('number').primary(),
+    /** The window's first minute, in minutes since the Unix epoch (UTC), counted from the canary's start. */
     windowStart: p.integer().primary(),
     /** {@link reporterId} of the person. */
     reporter: p.string().length(64).primary(),

@@ -118,6 +118,7 @@ function addTo(target: Map<string, Pending>, entry: Pending): void {
 interface PendingVoice {
   readonly remote: string;
   readonly version: string;
+  readonly canaryStartedAt: number;
   readonly windowStart: number;
   readonly reporter: string;
   attempts: number;
@@ -125,7 +126,9 @@ interface PendingVoice {
 }
 
 function addVoice(target: Map<string, PendingVoice>, voice: PendingVoice): void {
-  const key = `${pendingKey(voice.remote, voice.version, voice.windowStart)}\u0000${voice.reporter}`;
+  const key = [voice.remote, voice.version, voice.canaryStartedAt, voice.windowStart, voice.reporter].join(
+    '\u0000',
+  );
   const existing = target.get(key);
   if (!existing) {
     target.set(key, { ...voice });
@@ -217,7 +220,6 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
     );
     const accepted = batch.reports.filter((report) => served.get(report.remote)?.version === report.version);
     const minute = Math.floor(now.getTime() / MINUTE_MS);
-    const window = this.config.rollback.personWindowMinutes;
     for (const report of accepted) {
       addTo(this.pending, {
         remote: report.remote,
@@ -226,11 +228,13 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
         counters: increments(report),
       });
       const { attempts, failures } = attemptsOf(report);
-      if (!served.get(report.remote)?.canaryRunning || attempts === 0) continue;
+      const canaryStartedAt = served.get(report.remote)?.canaryStartedAt;
+      if (canaryStartedAt == null || attempts === 0) continue;
       addVoice(this.voices, {
         remote: report.remote,
         version: report.version,
-        windowStart: minute - (minute % window),
+        canaryStartedAt,
+        windowStart: this.windowStart(canaryStartedAt, minute),
         reporter: reporterId(report.remote, user.sub),
         attempts,
         failures,
@@ -239,6 +243,16 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
     }
     countTelemetry(accepted.length, batch.reports.length - accepted.length);
     return { accepted: accepted.length, ignored: batch.reports.length - accepted.length };
+  }
+
+  /**
+   * The first minute of the person's window that `minute` falls in: windows of ROLLBACK_PERSON_WINDOW_MINUTES
+   * counted from the canary's start.
+   */
+  private windowStart(canaryStartedAt: number, minute: number): number {
+    const start = Math.floor(canaryStartedAt / MINUTE_MS);
+    const window = this.config.rollback.personWindowMinutes;
+    return start + Math.floor(Math.max(0, minute - start) / window) * window;
   }
 
   /**
@@ -298,14 +312,15 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
           const chunk = voices.slice(start, start + 100);
           await execute(
             `insert into ${this.table('canary_reporter')} ` +
-              '(remote_name, version, window_start, reporter, attempts, failures) values ' +
-              chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ') +
-              ' on conflict (remote_name, version, window_start, reporter) do update set ' +
+              '(remote_name, version, canary_started_at, window_start, reporter, attempts, failures) values ' +
+              chunk.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ') +
+              ' on conflict (remote_name, version, canary_started_at, window_start, reporter) do update set ' +
               'attempts = canary_reporter.attempts + excluded.attempts, ' +
               'failures = canary_reporter.failures + excluded.failures',
             chunk.flatMap((voice) => [
               voice.remote,
               voice.version,
+              voice.canaryStartedAt,
               voice.windowStart,
               voice.reporter,
               voice.attempts,
@@ -380,7 +395,7 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
     const canary = await em.findOne(RemoteRollout, { state: 'running', remote });
     const stable = canary && (await em.findOne(RemoteVersion, { remote, active: true }));
     if (!canary || !stable) return null;
-    const { maxLoadsPerPerson: cap, personWindowMinutes: window } = this.config.rollback;
+    const cap = this.config.rollback.maxLoadsPerPerson;
     const startMinute = Math.floor(canary.startedAt.getTime() / MINUTE_MS);
     const rows: unknown = await em
       .getConnection()
@@ -389,9 +404,9 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
           'sum(case when attempts > ? then ? else attempts end) as attempts, ' +
           'sum(case when attempts > ? then failures * 1.0 * ? / attempts else failures end) as failures ' +
           `from ${this.table('canary_reporter')} ` +
-          'where remote_name = ? and version in (?, ?) and window_start >= ? and attempts > 0 ' +
+          'where remote_name = ? and version in (?, ?) and canary_started_at = ? and attempts > 0 ' +
           'group by version',
-        [cap, cap, cap, cap, remote, canary.version, stable.version, startMinute - (startMinute % window)],
+        [cap, cap, cap, cap, remote, canary.version, stable.version, canary.startedAt.getTime()],
         'all',
       );
     const tallies = new Map<string, Tally>(

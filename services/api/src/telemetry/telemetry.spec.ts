@@ -300,6 +300,42 @@ describe('field telemetry and automatic rollback', () => {
     expect((await send(canaryPeople[7]!, [failing])).json()).toEqual({ accepted: 0, ignored: 1 });
   });
 
+  it('counts nothing of an ended canary towards the same version started again', async () => {
+    const start = () =>
+      api.request({
+        method: 'POST',
+        url: '/api/remotes/timeoff/rollout',
+        token: deployer,
+        body: { version: '1.1.0', percent: 50 },
+      });
+    const evidence = async () =>
+      (
+        await api.request({ url: '/api/admin/remotes/timeoff/health?minutes=60', token: admin })
+      ).json<RemoteHealthDoc>().canary;
+    expect((await start()).statusCode).toBe(201);
+    // Other people than the earlier tests': each person has a rate of three batches a minute.
+    expect((await send(canaryPeople[9]!, [report('1.1.0', { loadMs: [100] })])).json()).toEqual({
+      accepted: 1,
+      ignored: 0,
+    });
+    expect((await send(stablePeople[14]!, [report('1.0.0', { loadMs: [100] })])).statusCode).toBe(202);
+    expect(await evidence()).toMatchObject({ canary: { reporters: 1 }, stable: { reporters: 1 } });
+    const aborted = await api.request({
+      method: 'POST',
+      url: '/api/remotes/timeoff/rollout/abort',
+      token: deployer,
+      body: {},
+    });
+    expect(aborted.statusCode).toBe(200);
+    // Started again within the same minute, hour and day: the windows count from its own start.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await start()).statusCode).toBe(201);
+    expect(await evidence()).toMatchObject({
+      canary: { attempts: 0, reporters: 0 },
+      stable: { attempts: 0, reporters: 0 },
+    });
+  });
+
   it('deletes aggregates older than the retention', async () => {
     const service = api.app.get(TelemetryService);
     const orm = api.app.get(MikroORM);

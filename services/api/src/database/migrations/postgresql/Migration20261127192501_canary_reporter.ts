@@ -5,7 +5,7 @@ export class Migration20261127192501_canary_reporter extends Migration {
 
   override up(): void | Promise<void> {
     this.addSql(
-      `create table "canary_reporter" ("remote_name" varchar(40) not null, "version" varchar(64) not null, "window_start" int not null, "reporter" varchar(64) not null, "attempts" int not null default 0, "failures" int not null default 0, primary key ("remote_name", "version", "window_start", "reporter"));`,
+      `create table "canary_reporter" ("remote_name" varchar(40) not null, "version" varchar(64) not null, "canary_started_at" bigint not null, "window_start" int not null, "reporter" varchar(64) not null, "attempts" int not null default 0, "failures" int not null default 0, primary key ("remote_name", "version", "canary_started_at", "window_start", "reporter"));`,
     );
 
     this.addSql(
