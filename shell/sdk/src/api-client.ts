@@ -8,6 +8,7 @@ import type {
 import {
   ApiAuthorizationError,
   ApiForeignOriginError,
+  ApiRouteRefusedError,
   ApiNetworkError,
   ApiProblemError,
   type ProblemDocument,
@@ -70,6 +71,12 @@ export interface ApiClientOptions {
   readonly renewAuthorization: () => Promise<void>;
   /** The fetch implementation; defaults to the global `fetch`. */
   readonly fetch?: typeof fetch;
+  /**
+   * Routes this client never calls: given a request's path (decoded, lower case, no trailing slash), the reason
+   * it is refused, or undefined. A refused request rejects with {@link ApiRouteRefusedError} before anything is
+   * authorised.
+   */
+  readonly refuse?: (path: string) => string | undefined;
   /**
    * Tracing, when the shell's config turns it on: starts a span for each request sent (each retry too) and gives
    * the headers that continue it in the API. A failure here never fails the request: it is sent untraced.
@@ -219,6 +226,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // Every remote shares this client, so one mistyped or injected URL must not hand the token to a third
     // party: only the API's origin is ever sent a request, let alone the token.
     if (new URL(request.url).origin !== apiOrigin) throw new ApiForeignOriginError(request.url, apiOrigin);
+    const refused = options.refuse?.(routeOf(request.url));
+    if (refused !== undefined) throw new ApiRouteRefusedError(request.url, refused);
     let response = await send(request);
     if (response.status === 401) {
       // The token may have expired between the check and the call, or been revoked: renew once and retry
@@ -348,4 +357,18 @@ function isFieldError(value: unknown): value is ProblemFieldError {
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Record<string, unknown>;
   return typeof candidate.field === 'string' && typeof candidate.message === 'string';
+}
+
+/** A URL's path as the API routes it: percent-decoded, lower case, repeated and trailing slashes folded. */
+function routeOf(url: string): string {
+  let path = new URL(url).pathname;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // Not decodable: the API will not route it either; compared as it is.
+  }
+  return path
+    .toLowerCase()
+    .replace(/\/{2,}/g, '/')
+    .replace(/\/+$/, '');
 }

@@ -86,6 +86,21 @@ export class ApiForeignOriginError extends Error {
 }
 
 /**
+ * The request was refused before it was sent: the route is the shell's own (its field telemetry, dev overrides,
+ * the person's permission at Keycloak), which the client a remote gets does not call.
+ */
+export class ApiRouteRefusedError extends Error {
+  override readonly name = 'ApiRouteRefusedError';
+  /** The URL that was not called. */
+  readonly url: string;
+
+  constructor(url: string, reason: string) {
+    super(`Refused to call ${new URL(url).pathname}: ${reason}`);
+    this.url = url;
+  }
+}
+
+/**
  * The request was refused before it was sent: the shell did not supply both a `DPoP` access token and a
  * proof for it. Tokens are only ever sent bound to the browser's key, never as plain bearer tokens.
  */

@@ -36,7 +36,13 @@ export type {
   ApiRequestSpan,
   ApiRequestTarget,
 } from './api-client';
-export { ApiAuthorizationError, ApiForeignOriginError, ApiNetworkError, ApiProblemError } from './api-errors';
+export {
+  ApiAuthorizationError,
+  ApiForeignOriginError,
+  ApiNetworkError,
+  ApiProblemError,
+  ApiRouteRefusedError,
+} from './api-errors';
 export type { ProblemDocument, ProblemFieldError } from './api-errors';
 export { AtriumContext, AtriumProvider, useApi, useAtrium } from './atrium-context';
 export type { AtriumContextValue, AtriumProviderProps } from './atrium-context';

@@ -1,12 +1,14 @@
 // @vitest-environment happy-dom
 /// <reference types="node" />
-import { createApiClient, type ApiClient } from '@atrium/sdk';
+import { ApiRouteRefusedError, createApiClient, type ApiClient } from '@atrium/sdk';
 import { base64url, EmbeddedJWK, jwtVerify, type JWK, calculateJwkThumbprint } from 'jose';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  clientForRemotes,
   createApiAuthorization,
+  createShellApiClient,
   IdentityProviderUnreachableError,
   SessionEndedError,
 } from './api-authorization';
@@ -136,5 +138,46 @@ describe('createApiAuthorization', () => {
     await expect(attempt).rejects.toThrow("Can't reach the sign-in service");
     expect(sent).toEqual([]);
     expect(await userManager.getUser()).toMatchObject({ refresh_token: 'rt-0' });
+  });
+});
+
+describe('clientForRemotes', () => {
+  it("refuses a remote's code that reports telemetry, approves a dev override or takes account access with the person's session, however it spells the route", async () => {
+    const sent: string[] = [];
+    server.use(
+      http.all(`${keycloak.config.apiBaseUrl}/api/*`, ({ request }) => {
+        sent.push(`${request.method} ${new URL(request.url).pathname}`);
+        return HttpResponse.json({ accepted: 1, ignored: 0 }, { status: 202 });
+      }),
+    );
+    const shell = createShellApiClient(keycloak.config.apiBaseUrl, userManager);
+    const remote = clientForRemotes(shell);
+    const forged = { reports: [{ remote: 'admin', version: '1.0.0', failures: { download: 20 } }] };
+    const attempts = [
+      () => remote.post('/api/telemetry', forged),
+      () => remote.post('/api/Telemetry/', forged),
+      () => remote.post('/api//%74elemetry', forged),
+      () => remote.post(`${keycloak.config.apiBaseUrl}/api/telemetry`, forged),
+      () => remote.POST('/api/telemetry', { body: forged as never }),
+      () =>
+        remote.post('/api/dev-overrides', {
+          remote: 'profile',
+          url: 'http://localhost:5001/mf-manifest.json',
+        }),
+      () => remote.request('DELETE', '/api/dev-overrides'),
+      () =>
+        remote.post('/api/account/access-request', {
+          redirectUri: 'http://localhost:4000/auth/account-access',
+        }),
+      () => remote.post('/api/account/access', { code: 'c', state: 's' }),
+    ];
+    for (const attempt of attempts) {
+      await expect(attempt()).rejects.toBeInstanceOf(ApiRouteRefusedError);
+    }
+    expect(sent).toEqual([]);
+    // The person keeps working: the remote's own calls go, and the shell's client still reports.
+    await remote.get('/api/me');
+    await shell.post('/api/telemetry', { reports: [] });
+    expect(sent).toEqual(['GET /api/me', 'POST /api/telemetry']);
   });
 });

@@ -75,6 +75,25 @@ export interface ApiAuthority {
 }
 
 const authorities = new WeakMap<ApiClient, ApiAuthority>();
+/** The client each shell client hands remotes: the same session, without the shell's own routes. */
+const forRemotes = new WeakMap<ApiClient, ApiClient>();
+
+/**
+ * Routes only the shell's own code calls: its field telemetry (reports count as the person's, so a remote's
+ * code must not make them), dev overrides (approved for the session, after the person confirmed), and the
+ * person's permission at Keycloak for their account. The client remotes get refuses them.
+ */
+const SHELL_ROUTES = [
+  '/api/telemetry',
+  '/api/dev-overrides',
+  '/api/account/access',
+  '/api/account/access-request',
+];
+
+function refusedToRemotes(path: string): string | undefined {
+  const route = SHELL_ROUTES.find((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  return route && `${route} is the shell's own route; a remote's client does not call it.`;
+}
 
 /**
  * The API client of the session (app/session.ts). Remotes get the client only; the shell's field telemetry
@@ -86,9 +105,19 @@ export function createShellApiClient(
   trace?: ApiClientOptions['trace'],
 ): ApiClient {
   const authorization = createApiAuthorization(userManager);
-  const api = createApiClient({ baseUrl, ...authorization, ...(trace ? { trace } : {}) });
+  const options = { baseUrl, ...authorization, ...(trace ? { trace } : {}) };
+  const api = createApiClient(options);
   authorities.set(api, { baseUrl: baseUrl.replace(/\/+$/, ''), authorize: authorization.authorize });
+  forRemotes.set(api, createApiClient({ ...options, refuse: refusedToRemotes }));
   return api;
+}
+
+/**
+ * The client the remotes of a page get (`useApi()` inside a remote's slot): the session's, refusing the routes
+ * only the shell's code calls. Any other client is handed on as it is (tests render remotes with their own).
+ */
+export function clientForRemotes(api: ApiClient): ApiClient {
+  return forRemotes.get(api) ?? api;
 }
 
 /** The authority behind a client {@link createShellApiClient} made; none for any other client. */

@@ -1,13 +1,15 @@
-import { AtriumContext, type FeatureProps, type RemoteDescriptor } from '@atrium/sdk';
+import { AtriumContext, AtriumProvider, type FeatureProps, type RemoteDescriptor } from '@atrium/sdk';
 import {
   Component,
   useContext,
   useEffect,
+  useMemo,
   useState,
   type ComponentType,
   type ErrorInfo,
   type ReactNode,
 } from 'react';
+import { clientForRemotes } from '../auth/api-authorization';
 import { StatusPanel } from '../layout/status-panel';
 import { loadFeature, type FeatureLoader } from './federation';
 import { markRemote, startFieldTelemetryLater } from './field-telemetry-entry';
@@ -30,8 +32,14 @@ export interface RemoteSlotProps {
  * crash inside the remote takes the shell down. Both failures offer Retry.
  */
 export function RemoteSlot({ remote, timeoutMs, load = loadFeature }: RemoteSlotProps) {
+  const context = useContext(AtriumContext);
   // The shell's API client (memoised: stable across renders, unlike the rest of the context).
-  const api = useContext(AtriumContext)?.api;
+  const api = context?.api;
+  // What the remote gets: the same context, with the client that refuses the shell's own routes.
+  const remoteContext = useMemo(
+    () => context && { ...context, api: clientForRemotes(context.api) },
+    [context],
+  );
   const [attempt, setAttempt] = useState(0);
   const [state, setState] = useState<SlotState>({ status: 'loading' });
 
@@ -77,7 +85,13 @@ export function RemoteSlot({ remote, timeoutMs, load = loadFeature }: RemoteSlot
   return (
     <div className="remote-slot" data-remote={remote.name} data-remote-version={remote.version}>
       <RemoteErrorBoundary key={attempt} remote={remote} onRetry={retry}>
-        <Feature basePath={remote.path} />
+        {remoteContext ? (
+          <AtriumProvider value={remoteContext}>
+            <Feature basePath={remote.path} />
+          </AtriumProvider>
+        ) : (
+          <Feature basePath={remote.path} />
+        )}
       </RemoteErrorBoundary>
     </div>
   );

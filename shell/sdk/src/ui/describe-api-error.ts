@@ -1,4 +1,10 @@
-import { ApiAuthorizationError, ApiForeignOriginError, ApiNetworkError, ApiProblemError } from '@atrium/sdk';
+import {
+  ApiAuthorizationError,
+  ApiForeignOriginError,
+  ApiNetworkError,
+  ApiProblemError,
+  ApiRouteRefusedError,
+} from '@atrium/sdk';
 
 /**
  * The sentence a person reads when a call to the Atrium API failed: what went wrong and, where there is one,
@@ -26,7 +32,9 @@ function reasonOf(error: unknown): string {
   if (error instanceof ApiAuthorizationError) {
     return 'Your sign-in could not be confirmed for this request. Reload the page to sign in again.';
   }
-  if (error instanceof ApiForeignOriginError) return sentence(error.message);
+  if (error instanceof ApiForeignOriginError || error instanceof ApiRouteRefusedError) {
+    return sentence(error.message);
+  }
   if (error instanceof DOMException && error.name === 'AbortError') return 'The request was cancelled.';
   const message = error instanceof Error ? error.message : String(error);
   return `Something unexpected went wrong (${message}). Try again; if it keeps happening, reload the page.`;
