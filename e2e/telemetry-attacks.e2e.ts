@@ -1,8 +1,13 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { expect, test } from '@playwright/test';
+import { SignJWT } from 'jose';
 import pg from 'pg';
+import { signInWithPassword } from '../infra/keycloak/password-sign-in.ts';
 import { createPerson } from './support/keycloak-admin.ts';
 import { signInAtKeycloak } from './support/keycloak.ts';
+import { newPerson, register, verifyFromInbox } from './support/registration.ts';
 import { publishFixture, writeFixtureRemote } from './support/releases.ts';
+import { API_URL, ISSUER } from './support/tokens.ts';
 
 /** What the API has added up for a remote so far, per version: loads tried and loads that failed. */
 async function healthOf(remote: string): Promise<Record<string, { attempts: number; failures: number }>> {
@@ -61,4 +66,67 @@ test("a remote that writes another remote's failure marks in every visitor's bro
   // And the person keeps working: the victim loads and works for them.
   await page.goto('/prey');
   await expect(page.getByRole('main').getByText('Prey works')).toBeVisible();
+});
+
+test('a person who registers themselves and sends field telemetry with their own OIDC client code: forged batches are refused, counting nothing', async ({
+  page,
+}) => {
+  // Anyone can sign up: the sign-in page, the verification mail, a password.
+  const attacker = newPerson();
+  await register(page, attacker);
+  await verifyFromInbox(page, attacker);
+  await expect(page.getByTestId('signed-in-user')).toBeVisible();
+  await publishFixture('quarry', writeFixtureRemote('quarry', 'renders', 'Quarry works'), '/quarry', []);
+
+  // Then, outside the shell, their own client: Authorization Code with PKCE and a DPoP key of their own.
+  const tokens = await signInWithPassword({
+    issuer: ISSUER,
+    username: attacker.username,
+    password: attacker.password,
+  });
+  const send = async (reports: unknown[]) => {
+    const url = `${API_URL}/api/telemetry`;
+    const proof = await new SignJWT({
+      htm: 'POST',
+      htu: url,
+      jti: randomUUID(),
+      ath: createHash('sha256').update(tokens.access_token).digest('base64url'),
+    })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: tokens.dpop.publicJwk })
+      .setIssuedAt()
+      .sign(tokens.dpop.privateKey);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        authorization: `DPoP ${tokens.access_token}`,
+        dpop: proof,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ reports }),
+    });
+    return { status: response.status, body: (await response.json()) as { code?: string } };
+  };
+  const report = (failures: Record<string, number>, loads = 0) => ({
+    remote: 'quarry',
+    version: '1.0.0',
+    loadMs: Array.from({ length: loads }, () => 100),
+    renderMs: [],
+    failures: { download: 0, integrity: 0, timeout: 0, render: 0, ...failures },
+    vitals: [],
+  });
+  // Twenty copies of one failing report; a hundred failures in one; render failures of loads that never were.
+  for (const forged of [
+    Array.from({ length: 20 }, () => report({ download: 20 })),
+    [report({ download: 100 })],
+    [report({ render: 20 })],
+  ]) {
+    expect(await send(forged)).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+  }
+  await page.waitForTimeout(2_000);
+  expect(await healthOf('quarry')).toEqual({});
+  // What one page can report goes, as for anybody.
+  expect(await send([report({ download: 1 }, 1)])).toMatchObject({ status: 202 });
+  await expect
+    .poll(async () => (await healthOf('quarry'))['1.0.0'] ?? null)
+    .toEqual({ attempts: 2, failures: 1 });
 });
