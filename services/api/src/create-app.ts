@@ -75,7 +75,7 @@ export async function createApp(
   const fastify = app.getHttpAdapter().getInstance();
   // Request id and security headers, on the Fastify reply in one synchronous hook. Nest's
   // `useSecurityHeaders()` and `enableCors()` write theirs to the Node.js response instead, which made every
-  // answer's headers go through Node's validation and merging a second time (docs/adr/0006).
+  // answer's headers go through Node's validation and merging a second time (docs/bench/api.md).
   fastify.addHook('onRequest', (request, reply, done) => {
     setResponseHeaders(request, reply);
     // Everything after this hook runs with the request id in scope: Nest's and the services' log lines carry it.
