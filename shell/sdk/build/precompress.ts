@@ -17,7 +17,7 @@ const MIN_BYTES = 256;
 /**
  * Writes `<file>.br` and `<file>.gz` next to every text file of a production build, at the strongest levels,
  * once at build time instead of on every request. The servers pick one by the request's `Accept-Encoding`
- * (sirv's `brotli`/`gzip` options, nginx's `brotli_static`/`gzip_static`). Browsers decompress before they
+ * (sirv's `brotli`/`gzip` options; nginx's `try_files` and `gzip_static`, see its configurations). Browsers decompress before they
  * check a script's integrity, so the SRI hashes stay those of the uncompressed files. Runs after every other
  * plugin has written its files (the Module Federation manifest included), in rspack's last asset stage.
  */

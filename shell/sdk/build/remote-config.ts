@@ -203,7 +203,7 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
   return (_env, argv) => {
     const production = argv.mode !== 'development';
     // `npm run dev`: React Fast Refresh (components re-render in place, their state kept) when the page's
-    // React supports it; see docs/architecture.md#developing-against-the-live-shell.
+    // React supports it; where it does not, ./hot-feature.cjs re-renders the Feature instead.
     const defaults = bundleDefaults(production, {
       refresh: !production,
       ...(production ? {} : { jsxImportSource: DEV_JSX_SOURCE }),

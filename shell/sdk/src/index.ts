@@ -1,3 +1,8 @@
+// `@atrium/sdk`: the contract remotes code against. A Module Federation singleton the shell provides, because it
+// must be one copy: a second would be a second, empty context, and `instanceof ApiProblemError` would fail for
+// the errors the shared client throws. So every export ships in the shell's first load (its size budget) and is
+// part of every published remote's contract: add only what the shell needs too, and never remove an export a
+// released remote may use. What only screens need lives in `@atrium/sdk/ui`, bundled where it is imported.
 export {
   ACCOUNT_ACTIONS,
   AccountActionsProvider,

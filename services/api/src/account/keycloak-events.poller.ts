@@ -45,7 +45,8 @@ const UUID_IN_PATH = /(?<=^users\/)[^/]+/;
 
 /**
  * Copies Keycloak's login events and admin events into the audit log every `KEYCLOAK_EVENTS_POLL_SECONDS`,
- * so administrators see sign-ins, failures and credential changes beside registry changes. Each stream has a
+ * so administrators see sign-ins, failures and credential changes beside registry changes (as `keycloak.<type>`
+ * and `keycloak.admin.<operation>_<resource>`, e.g. `keycloak.login_error`). Each stream has a
  * cursor in the database, written in the same transaction as the events it accounts for: after a restart,
  * or a poll that failed half-way, copying resumes exactly where it stopped, nothing twice, nothing lost.
  *
