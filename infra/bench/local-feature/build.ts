@@ -1,6 +1,6 @@
 // The shell benchmark's harness: the shell's own production build (shell/app/rspack.config.ts, unchanged) with
 // one remote's `./Feature` compiled in as a lazy chunk, the way a shell without Module Federation would split a
-// route. Two of the shell's modules are swapped for the harness's own (./remotes-list.ts, ./federation.ts): the
+// route. Two of the shell's modules are swapped for the harness's own (./remotes-list.ts, ./remote-loader.ts): the
 // list of features is known at build time and the slot imports the chunk; everything else, the slot and its
 // performance marks included, is the shell's code.
 import { readFileSync } from 'node:fs';
@@ -14,8 +14,8 @@ const shellSource = join(repoRoot, 'shell/app/src');
 
 /** The shell modules the harness replaces, by the path they resolve to without the extension. */
 const REPLACED: Readonly<Record<string, string>> = {
-  [join(shellSource, 'remote-loading/remotes-list')]: join(import.meta.dirname, 'remotes-list.ts'),
-  [join(shellSource, 'remote-loading/federation')]: join(import.meta.dirname, 'federation.ts'),
+  [join(shellSource, 'remote-loading/catalogue/remotes-list')]: join(import.meta.dirname, 'remotes-list.ts'),
+  [join(shellSource, 'remote-loading/loader/remote-loader')]: join(import.meta.dirname, 'remote-loader.ts'),
 };
 
 interface RemotePackage {
@@ -50,7 +50,7 @@ export function localRemote(name: string): { remote: LocalRemote; featureSource:
 export async function buildLocalFeatureShell(name: string, outDir: string): Promise<void> {
   const { remote, featureSource } = localRemote(name);
   const base = shellConfig({}, { mode: 'production' }) as RspackOptions;
-  const replace = new rspack.NormalModuleReplacementPlugin(/remotes-list|federation/, (data) => {
+  const replace = new rspack.NormalModuleReplacementPlugin(/remotes-list|remote-loader/, (data) => {
     const target = REPLACED[resolve(data.context, data.request).replace(/\.tsx?$/, '')];
     if (target !== undefined && data.context.startsWith(shellSource)) data.request = target;
   });

@@ -11,7 +11,7 @@ import {
   renderNginxConfig,
   shellSecurityHeaders,
 } from './security-headers.ts';
-import { REMOTE_LOADER_POLICY } from '../src/remote-loading/remote-loader-policy.ts';
+import { REMOTE_LOADER_POLICY } from '../src/remote-loading/loader/remote-loader-policy.ts';
 
 const [shellConfig, releaseStoreConfig] = NGINX_CONFIGS;
 const shellTemplate = readFileSync(shellConfig.path, 'utf8');

@@ -6,7 +6,7 @@
 //   security-headers.spec.ts fails when one is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REMOTE_LOADER_POLICY } from '../src/remote-loading/remote-loader-policy.ts';
+import { REMOTE_LOADER_POLICY } from '../src/remote-loading/loader/remote-loader-policy.ts';
 
 /** Where the shell's Content-Security-Policy lets it load code and send requests. */
 export interface ShellOrigins {
@@ -39,7 +39,7 @@ export interface ShellOrigins {
  * Trusted Types for scripts: a script URL, HTML or script text may reach the DOM only through a policy, and the
  * only policies are the remote loader's and the `default` one it creates with the same rule, which pass only the
  * shell's chunks and the files the registry pinned for the releases being loaded
- * (src/remote-loading/trusted-script-urls.ts). Nothing else of React's, the bundler's or the federation runtime's
+ * (src/remote-loading/loader/trusted-script-urls.ts). Nothing else of React's, the bundler's or the federation runtime's
  * needs one: they create no HTML from strings, and their chunk loaders' script URLs go through `default`.
  */
 export function shellContentSecurityPolicy({

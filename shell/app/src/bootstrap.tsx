@@ -3,14 +3,26 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/app';
 import { readCachedTheme } from './app/theme';
+import { wantsDevOverride } from './dev-override/dev-override-keys';
+import { createRemoteCatalogue } from './remote-loading/catalogue/remote-catalogue';
+import { createRemoteLoader } from './remote-loading/loader/remote-loader';
+import type { TrustedScriptUrls } from './remote-loading/loader/trusted-script-urls';
 import './styles.css';
 
-applyTheme(readCachedTheme());
-
-const container = document.getElementById('root');
-if (container === null) throw new Error('index.html has no #root element');
-createRoot(container).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+/**
+ * Starts the shell in the page, once: the page's one remote loader, which tells `scriptUrls` (the Trusted Types
+ * policies the entry module installed) what it may load, the catalogue that gives it the registry's list, and the
+ * app around them.
+ */
+export function startShell(scriptUrls: TrustedScriptUrls): void {
+  applyTheme(readCachedTheme());
+  const container = document.getElementById('root');
+  if (container === null) throw new Error('index.html has no #root element');
+  const loader = createRemoteLoader(scriptUrls);
+  const catalogue = createRemoteCatalogue({ loader, wantsDevOverride });
+  createRoot(container).render(
+    <StrictMode>
+      <App catalogue={catalogue} loadFeature={loader.loadFeature} />
+    </StrictMode>,
+  );
+}

@@ -2,7 +2,20 @@ import { createContext, useContext, type ReactNode } from 'react';
 import type { ApiClient } from './api-client';
 import type { AtriumUser } from './contract';
 import type { ThemePreference } from './me';
-import type { AtriumNavigate } from './navigation';
+
+/**
+ * Options for {@link AtriumNavigate}.
+ */
+export interface NavigateOptions {
+  /** Replace the current history entry instead of adding one (e.g. after a redirect-like step). */
+  readonly replace?: boolean;
+}
+
+/**
+ * Moves the shell to an absolute in-app path such as `/profile` or `/admin/audit`. The shell owns the
+ * router, so remotes navigate through this instead of bundling a router of their own.
+ */
+export type AtriumNavigate = (to: string, options?: NavigateOptions) => void;
 
 /**
  * What the shell gives every remote. Obtain it with {@link useAtrium}.

@@ -50,14 +50,19 @@ export {
 } from './api-errors';
 export type { ProblemDocument, ProblemFieldError } from './api-errors';
 export { AtriumContext, AtriumProvider, useApi, useAtrium } from './atrium-context';
-export type { AtriumContextValue, AtriumProviderProps } from './atrium-context';
+export type {
+  AtriumContextValue,
+  AtriumNavigate,
+  AtriumProviderProps,
+  NavigateOptions,
+} from './atrium-context';
 export { FEATURE_MODULE } from './contract';
 export type { AtriumUser, FeatureProps, RemoteModule } from './contract';
 export { exposedFiles, MANIFEST_FILE_HASHES, REMOTE_ENTRY_FILE } from './remote-entry';
 export { isThemePreference, THEME_PREFERENCES } from './me';
 export type { MeDocument, Preferences, ThemePreference } from './me';
 export { Link, useLocationPath, useNavigate } from './navigation';
-export type { AtriumNavigate, LinkProps, NavigateOptions } from './navigation';
+export type { LinkProps } from './navigation';
 export type {
   AdminRemotesDocument,
   AuditEntry,

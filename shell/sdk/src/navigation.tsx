@@ -1,19 +1,5 @@
 import type { AnchorHTMLAttributes, MouseEvent } from 'react';
-import { useAtrium } from './atrium-context';
-
-/**
- * Options for {@link AtriumNavigate}.
- */
-export interface NavigateOptions {
-  /** Replace the current history entry instead of adding one (e.g. after a redirect-like step). */
-  readonly replace?: boolean;
-}
-
-/**
- * Moves the shell to an absolute in-app path such as `/profile` or `/admin/audit`. The shell owns the
- * router, so remotes navigate through this instead of bundling a router of their own.
- */
-export type AtriumNavigate = (to: string, options?: NavigateOptions) => void;
+import { useAtrium, type AtriumNavigate } from './atrium-context';
 
 /**
  * Returns the shell's {@link AtriumNavigate} function.

@@ -1,9 +1,9 @@
 import { useAsyncResource } from '@atrium/sdk/ui';
-import { useEffect, useMemo, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react';
 import { AuthProvider } from 'react-oidc-context';
 import { IndexedDbDPoPStore, type User } from 'oidc-client-ts';
 import { AuthGate } from '../auth/auth-gate';
-import { hasSigninAnswer, isAccountAccessAnswer } from '../auth/account-access-callback';
+import { isAccountAccessAnswer } from '../auth/account-access-callback';
 import { keepAccountActionResult } from '../auth/account-action-callback';
 import { DPoPKeyCache } from '../auth/dpop-key-cache';
 import { discoveryProbe, IdentityProviderMonitor } from '../auth/identity-provider';
@@ -11,39 +11,44 @@ import { IdentityProviderMonitorProvider, IdentityProviderNotice } from '../auth
 import { createUserManager, safeReturnTo } from '../auth/oidc';
 import { ConfigError, loadRuntimeConfig } from '../config/runtime-config';
 import { StatusPanel } from '../layout/status-panel';
-import { warmRelease } from '../remote-loading/federation';
-import { forgetRemotes, recallRoutedRemote } from '../remote-loading/remembered-remotes';
-import { requestRemotesEarly } from './early-remotes';
+import type { RemoteCatalogue } from '../remote-loading/catalogue/remote-catalogue';
+import type { FeatureLoader } from '../remote-loading/loader/remote-loader';
 import { SignedInShell } from './signed-in-shell';
 
-/** How long the first render waits at most for the early list's request to leave (./early-remotes.ts). */
+/** How long the first render waits at most for the early list's request to leave. */
 const EARLY_REQUEST_WAIT_MS = 50;
 
 /**
  * The run-time config and the OIDC client for it. While the config loads, the page reads its DPoP key
  * (../auth/dpop-key-cache.ts) and starts checking the release it opens at, as the registry listed it last time
- * (../remote-loading/remembered-remotes.ts); the list of features is asked for as soon as the config is read
- * (./early-remotes.ts), and sent before React renders the session's loading: that render would delay it.
+ * (`recall`); the list of features is asked for as soon as the config is read (`requestEarly`), and sent before
+ * React renders the session's loading: that render would delay it.
  */
-async function loadConfig() {
+async function loadConfig(catalogue: RemoteCatalogue) {
   const dpopStore = new DPoPKeyCache(new IndexedDbDPoPStore());
   dpopStore.warm();
-  const remembered = hasSigninAnswer() ? undefined : recallRoutedRemote(window.location.pathname);
-  if (remembered) warmRelease(remembered);
+  catalogue.recall();
   const config = await loadRuntimeConfig();
   const userManager = createUserManager(config, { dpopStore });
   // Signing out (here or in another tab) forgets which features this browser saw.
-  userManager.events.addUserUnloaded(() => forgetRemotes());
-  const early = requestRemotesEarly(userManager, config.apiBaseUrl, config.remotesUrl);
+  userManager.events.addUserUnloaded(() => catalogue.forget());
+  const early = catalogue.requestEarly(userManager, config.apiBaseUrl, config.remotesUrl);
   // React's first render of the session holds the main thread for a while: let the list's request leave first
   // (its proof is signed in a few milliseconds once the key is read), then render.
   await Promise.race([early.sent, new Promise((resolve) => setTimeout(resolve, EARLY_REQUEST_WAIT_MS))]);
-  return { config, userManager, earlyRemotes: early.remotes };
+  return { config, userManager };
+}
+
+export interface AppProps {
+  /** The page's catalogue of remotes: the list's whole life, from the remembered one to the adopted one. */
+  readonly catalogue: RemoteCatalogue;
+  /** Loads a remote's Feature: the page's remote loader's. */
+  readonly loadFeature: FeatureLoader;
 }
 
 /** Loads the run-time config, then hands over to sign-in; nothing renders blank in between. */
-export function App() {
-  const config = useAsyncResource(loadConfig);
+export function App({ catalogue, loadFeature }: AppProps) {
+  const config = useAsyncResource(useCallback(() => loadConfig(catalogue), [catalogue]));
 
   if (config.status === 'loading') return <StatusPanel kind="loading" title="Starting Atrium…" />;
   if (config.status === 'failed') {
@@ -58,10 +63,15 @@ export function App() {
       />
     );
   }
-  return <Authenticated {...config.data} />;
+  return <Authenticated {...config.data} catalogue={catalogue} loadFeature={loadFeature} />;
 }
 
-function Authenticated({ config, userManager, earlyRemotes }: Awaited<ReturnType<typeof loadConfig>>) {
+function Authenticated({
+  config,
+  userManager,
+  catalogue,
+  loadFeature,
+}: Awaited<ReturnType<typeof loadConfig>> & AppProps) {
   const monitor = useMemo(
     () => new IdentityProviderMonitor({ probe: discoveryProbe(config.oidc.authority) }),
     [config],
@@ -87,7 +97,12 @@ function Authenticated({ config, userManager, earlyRemotes }: Awaited<ReturnType
       >
         <AuthGate authority={config.oidc.authority} signedOutElsewhere={signedOutElsewhere}>
           <IdentityProviderNotice />
-          <SignedInShell config={config} userManager={userManager} earlyRemotes={earlyRemotes} />
+          <SignedInShell
+            config={config}
+            userManager={userManager}
+            catalogue={catalogue}
+            loadFeature={loadFeature}
+          />
         </AuthGate>
       </AuthProvider>
     </IdentityProviderMonitorProvider>

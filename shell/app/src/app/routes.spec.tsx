@@ -6,7 +6,7 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
-import type { FeatureLoader } from '../remote-loading/federation';
+import type { FeatureLoader } from '../remote-loading/loader/remote-loader';
 import { testRemote } from '../remote-loading/testing/test-remote';
 import { AppRoutes } from './routes';
 

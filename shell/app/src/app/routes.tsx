@@ -1,24 +1,24 @@
-import type { AtriumUser, RemoteDescriptor } from '@atrium/sdk';
-import type { AsyncResource } from '@atrium/sdk/ui';
+import type { AtriumUser } from '@atrium/sdk';
 import { Redirect, Route, Switch } from 'wouter';
 import { ACCOUNT_ACCESS_PATH } from '../auth/account-access-callback';
 import { RemotesListFailure } from '../layout/remotes-list-failure';
 import { StatusPanel } from '../layout/status-panel';
 import { HomePage } from '../pages/home-page';
 import { NotFoundPage } from '../pages/not-found-page';
-import type { FeatureLoader } from '../remote-loading/federation';
+import type { ListedRemotes } from '../remote-loading/catalogue/listed-remotes';
+import type { FeatureLoader } from '../remote-loading/loader/remote-loader';
 import { RemoteSlot } from '../remote-loading/remote-slot';
 import { AccountAccessReturn } from './account-access-return';
 
 export interface AppRoutesProps {
   readonly user: AtriumUser;
   /** The remotes the registry lists for this person, as they load. */
-  readonly remotes: AsyncResource<readonly RemoteDescriptor[]>;
+  readonly remotes: ListedRemotes;
   /** The OIDC callback path: once signed in, it leads home. */
   readonly redirectPath: string;
   readonly remoteTimeoutMs: number;
-  /** Injected by tests; the real loader goes through Module Federation. */
-  readonly loadFeature?: FeatureLoader;
+  /** Loads a remote's Feature: the page's remote loader's (tests give their own). */
+  readonly loadFeature: FeatureLoader;
 }
 
 /**
@@ -40,12 +40,7 @@ export function AppRoutes({ user, remotes, redirectPath, remoteTimeoutMs, loadFe
       </Route>
       {listed.map((remote) => (
         <Route key={remote.name} path={remote.path} nest>
-          <RemoteSlot
-            key={remote.name}
-            remote={remote}
-            timeoutMs={remoteTimeoutMs}
-            {...(loadFeature ? { load: loadFeature } : {})}
-          />
+          <RemoteSlot key={remote.name} remote={remote} timeoutMs={remoteTimeoutMs} load={loadFeature} />
         </Route>
       ))}
       <Route>

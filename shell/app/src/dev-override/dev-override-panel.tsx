@@ -10,6 +10,7 @@ import {
   type DevOverrideContext,
   type DevOverrideDecision,
   devOverrideProblem,
+  devServerFolder,
   forgetDevOverride,
   platformOrigins,
   requestedDevOverride,
@@ -30,15 +31,22 @@ export interface DevOverrideSession {
   readonly api: ApiClient;
 }
 
+/** The registry's list with the overrides that run applied, and the dev servers they run from. */
+export interface OverriddenList {
+  readonly remotes: RemoteDescriptor[];
+  /** The folder of each overridden remote's dev server, whose files the loader is to trust (devServerFolder). */
+  readonly devServers: { readonly remote: string; readonly folder: string }[];
+}
+
 /**
  * The shell's one way into this chunk, before any remote loads: the registry's list with the overrides that may
- * run applied (decideDevOverrides, applyDevOverrides), and the banner, in a root of its own above the shell so
- * that the shell's first bundle carries none of it.
+ * run applied (decideDevOverrides, applyDevOverrides) and their dev servers, and the banner, in a root of its own
+ * above the shell so that the shell's first bundle carries none of it.
  */
 export async function startDevOverrides(
   { roles, config, api }: DevOverrideSession,
   remotes: readonly RemoteDescriptor[],
-): Promise<RemoteDescriptor[]> {
+): Promise<OverriddenList> {
   const context: DevOverrideContext = {
     roles,
     config: devOverrideConfig(config.devOverrides),
@@ -49,7 +57,11 @@ export async function startDevOverrides(
   const host = document.createElement('div');
   document.body.prepend(host);
   createRoot(host).render(<DevOverridePanel context={context} decision={decision} api={api} />);
-  return applyDevOverrides((await decision).active, remotes);
+  const active = (await decision).active.filter(({ remote }) => remotes.some(({ name }) => name === remote));
+  return {
+    remotes: await applyDevOverrides(active, remotes),
+    devServers: active.map((override) => ({ remote: override.remote, folder: devServerFolder(override) })),
+  };
 }
 
 export interface DevOverridePanelProps {

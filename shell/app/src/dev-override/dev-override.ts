@@ -8,7 +8,6 @@ import {
   platformOriginProblem,
 } from '@atrium/sdk/dev-override-rules';
 import { ADMIN_ROLE, DEVELOPER_ROLE } from '@atrium/sdk/role-names';
-import { trustDevServer } from '../remote-loading/trusted-script-urls';
 import { DEV_OVERRIDE_PARAM } from './dev-override-keys';
 
 /**
@@ -107,6 +106,15 @@ function devManifestUrl(override: DevOverride): string {
   return new URL('mf-manifest.json', override.url).href;
 }
 
+/**
+ * The folder of the dev server an override runs (its manifest's): its chunks and hot updates load from there, by
+ * names no manifest lists, so the files of that folder are the remote's trusted script URLs (Trusted Types) while
+ * the list points the remote there.
+ */
+export function devServerFolder(override: DevOverride): string {
+  return new URL('./', devManifestUrl(override)).href;
+}
+
 /** The override the page's address asks for, if any (the dev server prints this address). */
 export function requestedDevOverride(search: string): DevOverride | null {
   const value = new URLSearchParams(search).get(DEV_OVERRIDE_PARAM);
@@ -185,8 +193,7 @@ export async function decideDevOverrides(
  * dev build changes at every save, so the registry cannot vouch for it: the shell hashes the dev server's
  * manifest and remoteEntry.js as it fetches them now, and the loader then runs them through its usual
  * integrity-checked path (the script runs only with the bytes hashed here, fetched into the browser's cache the
- * way the script tag requests them). The dev server's files become trusted script URLs (Trusted Types) for its
- * remote. Nothing is fetched from, or trusted of, a dev server before the override was decided active.
+ * way the script tag requests them). Nothing is fetched from a dev server before the override was decided active.
  */
 export async function applyDevOverrides(
   active: readonly DevOverride[],
@@ -196,8 +203,6 @@ export async function applyDevOverrides(
     remotes.map(async (remote) => {
       const override = active.find((candidate) => candidate.remote === remote.name);
       if (override === undefined) return remote;
-      // Its chunks and hot updates load through the bundler's runtime, by names no manifest lists.
-      trustDevServer(remote.name, new URL('./', devManifestUrl(override)).href);
       const [manifestIntegrity, integrity] = await Promise.all([
         sha384Of(devManifestUrl(override), 'omit'),
         sha384Of(devEntryUrl(override), 'same-origin'),

@@ -1,12 +1,13 @@
-import type { AtriumUser, RemoteDescriptor } from '@atrium/sdk';
-import { Page, type AsyncResource } from '@atrium/sdk/ui';
+import type { AtriumUser } from '@atrium/sdk';
+import { Page } from '@atrium/sdk/ui';
 import { Link } from 'wouter';
 import { RemotesListFailure } from '../layout/remotes-list-failure';
 import { StatusPanel } from '../layout/status-panel';
+import type { ListedRemotes } from '../remote-loading/catalogue/listed-remotes';
 
 export interface HomePageProps {
   readonly user: AtriumUser;
-  readonly remotes: AsyncResource<readonly RemoteDescriptor[]>;
+  readonly remotes: ListedRemotes;
 }
 
 export function HomePage({ user, remotes }: HomePageProps) {

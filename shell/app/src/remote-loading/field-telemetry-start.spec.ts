@@ -3,7 +3,8 @@ import type { ApiAuthorization, ApiClient } from '@atrium/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiAuthority } from '../auth/api-authorization';
 import { createBeacon, startFieldTelemetry } from './field-telemetry';
-import { markRemote, remoteOutcomes } from './field-telemetry-entry';
+import { markRemote } from './field-telemetry-entry';
+import { remoteOutcomes } from './remote-outcomes';
 import { testRemote } from './testing/test-remote';
 
 const profile = testRemote('profile', { version: '1.4.0' });

@@ -6,7 +6,7 @@ import {
 } from '@atrium/sdk/telemetry-rules';
 import { describe, expect, it, vi } from 'vitest';
 import { createFieldTelemetry, type VersionReport } from './field-telemetry';
-import type { RemoteEvent, RemoteOutcome } from './field-telemetry-entry';
+import type { RemoteEvent, RemoteOutcome } from './remote-outcomes';
 
 const outcome = (
   event: RemoteEvent,

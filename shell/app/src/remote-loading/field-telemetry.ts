@@ -6,12 +6,12 @@ import {
 } from '@atrium/sdk/telemetry-rules';
 import { onCLS, onINP, onLCP, type Metric } from 'web-vitals';
 import { type ApiAuthority, authorityOf } from '../auth/api-authorization';
-import { remoteOutcomes, type RemoteOutcome } from './field-telemetry-entry';
+import { remoteOutcomes, type RemoteOutcome } from './remote-outcomes';
 
 /*
  * Field telemetry, loaded as its own chunk only after a remote has loaded or failed (the shell's first paint
  * never waits for it, and its initial JavaScript does not carry it or web-vitals). The remote slot tells it
- * what happened to each remote (field-telemetry-entry.ts, earlier outcomes included); this counts them per
+ * what happened to each remote (./remote-outcomes.ts, earlier outcomes included); this counts them per
  * version, adds web vitals, and sends small batches to `POST /api/telemetry` through the shell's API client.
  *
  * Why fetch with keepalive, not sendBeacon: the API accepts the shell's tokens only DPoP-bound, with a proof

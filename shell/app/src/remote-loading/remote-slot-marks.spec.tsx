@@ -2,7 +2,7 @@
 import { AtriumProvider, type ApiClient, type AtriumContextValue, type FeatureProps } from '@atrium/sdk';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { FeatureLoader } from './federation';
+import type { FeatureLoader } from './loader/remote-loader';
 import { RemoteLoadError } from './remote-load-error';
 import { RemoteSlot } from './remote-slot';
 import { testRemote } from './testing/test-remote';

@@ -11,8 +11,8 @@ import {
 } from 'react';
 import { clientForRemotes } from '../auth/api-authorization';
 import { StatusPanel } from '../layout/status-panel';
-import { loadFeature, type FeatureLoader } from './federation';
 import { markRemote, startFieldTelemetryLater } from './field-telemetry-entry';
+import type { FeatureLoader } from './loader/remote-loader';
 import type { RemoteLoadError } from './remote-load-error';
 
 type SlotState =
@@ -23,15 +23,15 @@ type SlotState =
 export interface RemoteSlotProps {
   readonly remote: RemoteDescriptor;
   readonly timeoutMs: number;
-  /** Injected by tests; the real loader goes through Module Federation. */
-  readonly load?: FeatureLoader;
+  /** Loads the remote's Feature: the page's remote loader's, or a test's. */
+  readonly load: FeatureLoader;
 }
 
 /**
  * Loads a remote's Feature and renders it inside an error boundary, so neither a failed download nor a
  * crash inside the remote takes the shell down. Both failures offer Retry.
  */
-export function RemoteSlot({ remote, timeoutMs, load = loadFeature }: RemoteSlotProps) {
+export function RemoteSlot({ remote, timeoutMs, load }: RemoteSlotProps) {
   const context = useContext(AtriumContext);
   // The shell's API client (memoised: stable across renders, unlike the rest of the context).
   const api = context?.api;

@@ -1,10 +1,8 @@
 import { createApiClient, type RemoteDescriptor } from '@atrium/sdk';
 import type { UserManager } from 'oidc-client-ts';
 import { hasAuthParams } from 'react-oidc-context';
-import { createApiAuthorization } from '../auth/api-authorization';
-import { wantsDevOverride } from '../dev-override/dev-override-keys';
-import { adoptRemotes } from '../remote-loading/federation';
-import { getRemotes } from '../remote-loading/remotes-list';
+import { createApiAuthorization } from '../../auth/api-authorization';
+import { getRemotes } from './remotes-list';
 
 // A session with less than this left is renewed first: not this request's job.
 const MIN_TOKEN_SECONDS = 30;
@@ -19,10 +17,11 @@ export interface EarlyRemotes {
 /**
  * The registry's list of features for a session stored by an earlier sign-in, asked for as soon as the shell
  * knows where the API is: while react-oidc-context loads that same session and the signed-in shell first
- * renders, which then uses this answer instead of asking again (./signed-in-shell.tsx). The answer is adopted at
- * once: only the listed releases may load, and the one the page opens at starts loading. Undefined when there is
- * no such session (a sign-in is completing, or the token needs renewing first) and when the request fails: the
- * signed-in shell then asks itself, and reports what goes wrong. Never renews a token.
+ * renders, which then uses this answer instead of asking again (the catalogue hands it to the first signed-in
+ * session it opens, ./remote-catalogue.ts, and adopts it at once). Undefined when there is no such session (a
+ * sign-in is completing, or the token needs renewing first), when the session ended or changed while the list
+ * was on its way, and when the request fails: the signed-in shell then asks itself, and reports what goes wrong.
+ * Never renews a token.
  */
 export function requestRemotesEarly(
   userManager: UserManager,
@@ -48,9 +47,6 @@ export function requestRemotesEarly(
     const listed = await getRemotes(api, remotesUrl);
     // A session that ended (or changed) while the list was on its way gets nothing from it.
     if ((await userManager.getUser())?.access_token !== user.access_token) return undefined;
-    // The remote this page opens at starts loading now, while React may still be rendering the session. A tab
-    // with a dev override leaves that to the signed-in shell, which applies the override to the list first.
-    if (!wantsDevOverride()) adoptRemotes(listed, window.location.pathname);
     return listed;
   })()
     .catch(() => undefined)

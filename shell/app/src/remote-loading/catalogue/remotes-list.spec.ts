@@ -1,7 +1,8 @@
 import { REMOTE_NAME_RULE } from '@atrium/sdk';
 import { ADMIN_ROLE } from '@atrium/sdk/role-names';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseRemotes } from './remotes-list';
+import { testRemote } from '../testing/test-remote';
+import { parseRemotes, routedRemote } from './remotes-list';
 
 const item = {
   name: 'profile',
@@ -58,4 +59,16 @@ describe('parseRemotes', () => {
       );
     },
   );
+});
+
+describe('routedRemote', () => {
+  const profile = testRemote('profile');
+  const admin = testRemote('admin');
+
+  it('finds the remote whose route a path is in, and not a remote whose path merely starts the same', () => {
+    expect(routedRemote([profile, admin], '/profile')).toBe(profile);
+    expect(routedRemote([profile, admin], '/profile/security')).toBe(profile);
+    expect(routedRemote([profile, admin], '/profiles')).toBeUndefined();
+    expect(routedRemote([profile, admin], '/')).toBeUndefined();
+  });
 });

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { forgetRemotes, recallRoutedRemote, rememberRemotes, routedRemote } from './remembered-remotes';
-import { testRemote } from './testing/test-remote';
+import { testRemote } from '../testing/test-remote';
+import { forgetRemotes, recallRoutedRemote, rememberRemotes } from './remembered-remotes';
 
 const profile = testRemote('profile');
 const admin = testRemote('admin');
@@ -9,15 +9,6 @@ const admin = testRemote('admin');
 afterEach(() => {
   localStorage.clear();
   vi.restoreAllMocks();
-});
-
-describe('routedRemote', () => {
-  it('finds the remote whose route a path is in, and not a remote whose path merely starts the same', () => {
-    expect(routedRemote([profile, admin], '/profile')).toBe(profile);
-    expect(routedRemote([profile, admin], '/profile/security')).toBe(profile);
-    expect(routedRemote([profile, admin], '/profiles')).toBeUndefined();
-    expect(routedRemote([profile, admin], '/')).toBeUndefined();
-  });
 });
 
 describe('remembered remotes', () => {

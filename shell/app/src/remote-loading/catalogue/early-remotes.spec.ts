@@ -3,14 +3,14 @@
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { SharedUserManager } from '../auth/shared-user-manager';
-import { fakeKeycloak, openSignedInTab } from '../auth/testing/fake-keycloak';
-import { testRemote } from '../remote-loading/testing/test-remote';
-import { DEV_OVERRIDE_PARAM } from '../dev-override/dev-override-keys';
-import { requestRemotesEarly } from './early-remotes';
+import type { SharedUserManager } from '../../auth/shared-user-manager';
+import { fakeKeycloak, openSignedInTab } from '../../auth/testing/fake-keycloak';
+import { DEV_OVERRIDE_PARAM, wantsDevOverride } from '../../dev-override/dev-override-keys';
+import { testRemote } from '../testing/test-remote';
+import { createRemoteCatalogue } from './remote-catalogue';
 
-const federation = vi.hoisted(() => ({ adoptRemotes: vi.fn() }));
-vi.mock('../remote-loading/federation', () => federation);
+// The early request as the catalogue makes it (./early-remotes.ts), and adopts its answer with the page's loader.
+const loader = { adopt: vi.fn(), warm: vi.fn() };
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
@@ -33,12 +33,17 @@ afterEach(() => {
   server.resetHandlers();
   window.localStorage.clear();
   window.sessionStorage.clear();
-  federation.adoptRemotes.mockClear();
+  loader.adopt.mockClear();
 });
 
-const early = () => requestRemotesEarly(userManager, keycloak.config.apiBaseUrl, '/api/remotes');
+const early = () =>
+  createRemoteCatalogue({ loader, wantsDevOverride }).requestEarly(
+    userManager,
+    keycloak.config.apiBaseUrl,
+    '/api/remotes',
+  );
 
-describe('requestRemotesEarly', () => {
+describe('the early list (requestEarly)', () => {
   it("asks for the list with the stored session's token and a proof, and says it was sent before the answer", async () => {
     await userManager.storeUser(keycloak.signedInUser());
     let answer = () => {};
@@ -100,7 +105,7 @@ describe('requestRemotesEarly', () => {
     server.use(http.get(listUrl, () => HttpResponse.json({ remotes: [profile] })));
 
     await expect(early().remotes).resolves.toEqual([profile]);
-    expect(federation.adoptRemotes).toHaveBeenCalledExactlyOnceWith([profile], '/profile/settings');
+    expect(loader.adopt).toHaveBeenCalledExactlyOnceWith([profile], { ahead: profile, devServers: [] });
   });
 
   it('leaves the list to the signed-in shell in a tab with a dev override, which changes what loads', async () => {
@@ -109,7 +114,7 @@ describe('requestRemotesEarly', () => {
     server.use(http.get(listUrl, () => HttpResponse.json({ remotes: [profile] })));
 
     await expect(early().remotes).resolves.toEqual([profile]);
-    expect(federation.adoptRemotes).not.toHaveBeenCalled();
+    expect(loader.adopt).not.toHaveBeenCalled();
   });
 
   it('neither adopts nor hands over a list whose session ended while it was on its way', async () => {
@@ -129,6 +134,6 @@ describe('requestRemotesEarly', () => {
     answer();
 
     await expect(remotes).resolves.toBeUndefined();
-    expect(federation.adoptRemotes).not.toHaveBeenCalled();
+    expect(loader.adopt).not.toHaveBeenCalled();
   });
 });

@@ -2,6 +2,14 @@ import { remoteNameProblem, type ApiClient, type RemoteDescriptor } from '@atriu
 import { ADMIN_ROLE } from '@atrium/sdk/role-names';
 import { describeApiError } from '@atrium/sdk/ui';
 
+/** The remote whose route `pathname` is in, if any. */
+export function routedRemote<T extends Pick<RemoteDescriptor, 'path'>>(
+  remotes: readonly T[],
+  pathname: string,
+): T | undefined {
+  return remotes.find(({ path }) => pathname === path || pathname.startsWith(`${path}/`));
+}
+
 /** Typed failure to fetch the remotes list, rendered by the shell as an error state. */
 export class RemotesListError extends Error {
   override readonly name = 'RemotesListError';
@@ -12,7 +20,7 @@ export class RemotesListError extends Error {
  * person may not use is never listed and never downloaded.
  */
 export async function getRemotes(
-  api: ApiClient,
+  api: Pick<ApiClient, 'get'>,
   remotesUrl: string,
   signal?: AbortSignal,
 ): Promise<RemoteDescriptor[]> {

@@ -1,10 +1,8 @@
 // @vitest-environment happy-dom
 // @vitest-environment-options { "url": "http://localhost:4000/profile" }
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createTrustedScriptUrls, REMOTE_LOADER_POLICY, type TrustedScriptUrls } from './trusted-script-urls';
 
-import type * as TrustedScriptUrls from './trusted-script-urls';
-
-type Module = typeof TrustedScriptUrls;
 type Rules = { createScriptURL(input: string): string | null };
 
 const STORE = 'http://localhost:4100';
@@ -25,16 +23,15 @@ function fakeTrustedTypes() {
   };
 }
 
-let trusted: Module;
-beforeEach(async () => {
-  vi.resetModules();
-  trusted = await import('./trusted-script-urls');
+let trusted: TrustedScriptUrls;
+beforeEach(() => {
+  trusted = createTrustedScriptUrls();
 });
 
 describe('the trusted script URLs', () => {
   it("are the shell's own chunks, and nothing of the release store, the API or Keycloak by default", () => {
-    expect(trusted.isTrustedScriptUrl('http://localhost:4000/bootstrap.3a1b2c3d.js')).toBe(true);
-    expect(trusted.isTrustedScriptUrl('/main.1234abcd.hot-update.js')).toBe(true);
+    expect(trusted.isTrusted('http://localhost:4000/bootstrap.3a1b2c3d.js')).toBe(true);
+    expect(trusted.isTrusted('/main.1234abcd.hot-update.js')).toBe(true);
     for (const url of [
       entry,
       'http://localhost:3000/api/remotes.js',
@@ -46,48 +43,48 @@ describe('the trusted script URLs', () => {
       'data:text/javascript,alert(1)',
       'javascript:alert(1)',
     ]) {
-      expect(trusted.isTrustedScriptUrl(url), url).toBe(false);
+      expect(trusted.isTrusted(url), url).toBe(false);
     }
   });
 
   it("are a listed release's entry, then its verified files, for as long as the list names the remote", () => {
     trusted.trustListedEntries(listed, 'remoteEntry.js');
-    expect(trusted.isTrustedScriptUrl(entry)).toBe(true);
-    expect(trusted.isTrustedScriptUrl(chunk)).toBe(false);
+    expect(trusted.isTrusted(entry)).toBe(true);
+    expect(trusted.isTrusted(chunk)).toBe(false);
     trusted.trustRelease('profile', entry, [chunk, `${STORE}/profile/1.0.0/__federation_expose_Feature.css`]);
-    expect(trusted.isTrustedScriptUrl(chunk)).toBe(true);
+    expect(trusted.isTrusted(chunk)).toBe(true);
     // Another file of the same folder, or of another release of the store, is not one of them.
-    expect(trusted.isTrustedScriptUrl(`${STORE}/profile/1.0.0/planted.js`)).toBe(false);
-    expect(trusted.isTrustedScriptUrl(`${STORE}/profile/0.9.0/remoteEntry.js`)).toBe(false);
+    expect(trusted.isTrusted(`${STORE}/profile/1.0.0/planted.js`)).toBe(false);
+    expect(trusted.isTrusted(`${STORE}/profile/0.9.0/remoteEntry.js`)).toBe(false);
     // A new list naming another release of the remote: only its entry, until that release is verified.
     trusted.trustListedEntries(
       [{ name: 'profile', entry: `${STORE}/profile/1.1.0/mf-manifest.json` }],
       'remoteEntry.js',
     );
-    expect(trusted.isTrustedScriptUrl(chunk)).toBe(false);
-    expect(trusted.isTrustedScriptUrl(`${STORE}/profile/1.1.0/remoteEntry.js`)).toBe(true);
+    expect(trusted.isTrusted(chunk)).toBe(false);
+    expect(trusted.isTrusted(`${STORE}/profile/1.1.0/remoteEntry.js`)).toBe(true);
     trusted.trustListedEntries([], 'remoteEntry.js');
-    expect(trusted.isTrustedScriptUrl(`${STORE}/profile/1.1.0/remoteEntry.js`)).toBe(false);
+    expect(trusted.isTrusted(`${STORE}/profile/1.1.0/remoteEntry.js`)).toBe(false);
   });
 
   it("are an approved dev server's files, while the list points its remote there", () => {
     const folder = 'http://localhost:5001/';
     trusted.trustDevServer('profile', folder);
     trusted.trustListedEntries([{ name: 'profile', entry: `${folder}mf-manifest.json` }], 'remoteEntry.js');
-    expect(trusted.isTrustedScriptUrl(`${folder}profile.0a1b2c3d4e5f.hot-update.js`)).toBe(true);
-    expect(trusted.isTrustedScriptUrl('http://localhost:5002/remoteEntry.js')).toBe(false);
-    expect(trusted.isTrustedScriptUrl('http://localhost:50011/remoteEntry.js')).toBe(false);
+    expect(trusted.isTrusted(`${folder}profile.0a1b2c3d4e5f.hot-update.js`)).toBe(true);
+    expect(trusted.isTrusted('http://localhost:5002/remoteEntry.js')).toBe(false);
+    expect(trusted.isTrusted('http://localhost:50011/remoteEntry.js')).toBe(false);
     trusted.trustListedEntries(listed, 'remoteEntry.js');
-    expect(trusted.isTrustedScriptUrl(`${folder}profile.0a1b2c3d4e5f.hot-update.js`)).toBe(false);
+    expect(trusted.isTrusted(`${folder}profile.0a1b2c3d4e5f.hot-update.js`)).toBe(false);
   });
 });
 
-describe('installTrustedTypes', () => {
+describe('TrustedScriptUrls.install', () => {
   it('creates the loader policy, which throws for an untrusted file, and a default policy that refuses it', () => {
     const factory = fakeTrustedTypes();
-    trusted.installTrustedTypes(factory);
-    trusted.installTrustedTypes(factory);
-    expect([...factory.policies.keys()]).toEqual([trusted.REMOTE_LOADER_POLICY, 'default']);
+    trusted.install(factory);
+    trusted.install(factory);
+    expect([...factory.policies.keys()]).toEqual([REMOTE_LOADER_POLICY, 'default']);
     expect(() => trusted.loaderScriptUrl(entry)).toThrow(/not a file the registry pinned/);
     expect(factory.policies.get('default')?.createScriptURL(entry)).toBeNull();
 
@@ -97,7 +94,7 @@ describe('installTrustedTypes', () => {
   });
 
   it('leaves plain URLs, by the same rule, where the browser has no Trusted Types', () => {
-    trusted.installTrustedTypes(undefined);
+    trusted.install(undefined);
     expect(() => trusted.loaderScriptUrl(entry)).toThrow(TypeError);
     trusted.trustListedEntries(listed, 'remoteEntry.js');
     expect(trusted.loaderScriptUrl(entry)).toBe(entry);

@@ -1,5 +1,5 @@
 import { exposedFiles, MANIFEST_FILE_HASHES, REMOTE_ENTRY_FILE, type RemoteDescriptor } from '@atrium/sdk';
-import { RemoteLoadError } from './remote-load-error';
+import { RemoteLoadError } from '../remote-load-error';
 
 /**
  * What the shell may run of a release: one classic script pinned by the registry's hash, and the files of its

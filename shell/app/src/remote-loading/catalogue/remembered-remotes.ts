@@ -1,19 +1,11 @@
 import type { RemoteDescriptor } from '@atrium/sdk';
-import { parseRemotes } from './remotes-list';
+import { parseRemotes, routedRemote } from './remotes-list';
 
 const STORAGE_KEY = 'atrium:last-remotes';
 
-/** The remote whose route `pathname` is in, if any. */
-export function routedRemote<T extends Pick<RemoteDescriptor, 'path'>>(
-  remotes: readonly T[],
-  pathname: string,
-): T | undefined {
-  return remotes.find(({ path }) => pathname === path || pathname.startsWith(`${path}/`));
-}
-
 /**
  * Keeps the registry's latest list for this browser, so the next page can start fetching the release it opens
- * at before the fresh list arrives (federation.ts, `warmRelease`). A hint, never an authority: what runs is
+ * at before the fresh list arrives (./remote-catalogue.ts). A hint, never an authority: what runs is
  * decided by the fresh list alone.
  */
 export function rememberRemotes(remotes: readonly RemoteDescriptor[], storage: Storage = localStorage): void {

@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
 import type { RemoteDescriptor } from '@atrium/sdk';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { RemoteLoadError, RemoteRefusedError } from '../remote-load-error';
+import { TEST_STORE as STORE, testRemote } from '../testing/test-remote';
 import type { VerifiedRelease } from './release-manifest';
-import { RemoteLoadError, RemoteRefusedError } from './remote-load-error';
-import { TEST_STORE as STORE, testRemote } from './testing/test-remote';
 
 const runtime = vi.hoisted(() => ({
   loadRemote: vi.fn(),
@@ -14,13 +14,18 @@ vi.mock('@module-federation/enhanced/runtime', () => runtime);
 const manifests = vi.hoisted(() => ({ verifyRelease: vi.fn() }));
 vi.mock('./release-manifest', () => manifests);
 
-const {
-  releasePinningPlugin: plugin,
-  loadFeature,
-  preloadFeature,
-  registerFeatureRemotes,
-  warmRelease,
-} = await import('./federation');
+const { createRemoteLoader } = await import('./remote-loader');
+const { createTrustedScriptUrls } = await import('./trusted-script-urls');
+
+// One loader for the file, as one per page (the runtime keeps the first plugin of a name); each test ends with a
+// list that names nothing, which forgets everything the loader held.
+const loader = createRemoteLoader(createTrustedScriptUrls());
+const { plugin, loadFeature } = loader;
+const warmRelease = (remote: RemoteDescriptor) => loader.warm(remote);
+/** The registry's list, adopted by a page that opens at no remote's route. */
+const registerFeatureRemotes = (remotes: readonly RemoteDescriptor[]) => loader.adopt(remotes);
+/** The list naming `remote`, adopted by a page that opens at its route: it starts loading ahead. */
+const preloadFeature = (remote: RemoteDescriptor) => loader.adopt([remote], { ahead: remote });
 
 const release = (remote: RemoteDescriptor): VerifiedRelease => ({
   name: remote.name,

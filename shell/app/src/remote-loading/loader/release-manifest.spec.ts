@@ -3,7 +3,7 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { manifestEntry, matchesIntegrity, verifyRelease } from './release-manifest';
-import { RemoteLoadError } from './remote-load-error';
+import { RemoteLoadError } from '../remote-load-error';
 
 const STORE = 'http://releases.test';
 const MANIFEST_URL = `${STORE}/profile/1.0.0/mf-manifest.json`;

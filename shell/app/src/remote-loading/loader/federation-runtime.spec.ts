@@ -1,14 +1,19 @@
 // @vitest-environment happy-dom
 import { init, loadRemote, registerRemotes } from '@module-federation/enhanced/runtime';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { RemoteDescriptor } from '@atrium/sdk';
+import { TEST_STORE as STORE, testRemote } from '../testing/test-remote';
 import type { VerifiedRelease } from './release-manifest';
-import { TEST_STORE as STORE, testRemote } from './testing/test-remote';
 
 // The real federation runtime (2.9) with the shell's plugin: only the manifest check is replaced, so these
 // tests show which of the runtime's own load paths the plugin closes.
 const manifests = vi.hoisted(() => ({ verifyRelease: vi.fn() }));
 vi.mock('./release-manifest', () => manifests);
-const { loadFeature, registerFeatureRemotes } = await import('./federation');
+const { createRemoteLoader } = await import('./remote-loader');
+const { createTrustedScriptUrls } = await import('./trusted-script-urls');
+const loader = createRemoteLoader(createTrustedScriptUrls());
+const { loadFeature } = loader;
+const registerFeatureRemotes = (remotes: readonly RemoteDescriptor[]) => loader.adopt(remotes);
 
 const signed = testRemote('signed');
 const verifiedRelease: VerifiedRelease = {

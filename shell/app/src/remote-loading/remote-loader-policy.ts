@@ -1,5 +1,0 @@
-// Dependency-free, so that the shell's Content-Security-Policy (deploy/security-headers.ts, run by Node) names the
-// policy from the same string the browser code creates it with (trusted-script-urls.ts).
-
-/** The Trusted Types policy of the remote loader, which the shell's CSP names (`trusted-types`). */
-export const REMOTE_LOADER_POLICY = 'atrium-remote-loader';
