@@ -96,7 +96,7 @@ function refusedToRemotes(path: string): string | undefined {
 }
 
 /**
- * The API client of the session (app/session.ts). Remotes get the client only; the shell's field telemetry
+ * The API client of a session. Remotes get the client only; the shell's field telemetry
  * also gets its authority ({@link authorityOf}), to sign its page-hide report ahead of time.
  */
 export function createShellApiClient(
