@@ -45,7 +45,11 @@ export interface EnsureKeycloakOptions {
   env?: Record<string, string>;
   /** Progress lines; default: stderr with a `[keycloak]` prefix. */
   log?: (line: string) => void;
-  /** How long to wait for Keycloak to become ready; default 180 s. */
+  /**
+   * How long to wait for Keycloak to become ready; default 300 s. A first start from a fresh data folder on a
+   * busy 2-core machine was seen to spend 60 s augmenting, 40 s creating its schema and more than 180 s in all
+   * before the realm import finished.
+   */
   startTimeoutMs?: number;
 }
 
@@ -76,7 +80,7 @@ export async function ensureKeycloak(options: EnsureKeycloakOptions = {}): Promi
   const log = options.log ?? ((line: string) => process.stderr.write(`[keycloak] ${line}\n`));
   const url = `http://localhost:${port}`;
   const issuer = `${url}/realms/${ATRIUM_REALM}`;
-  const timeoutMs = options.startTimeoutMs ?? 180_000;
+  const timeoutMs = options.startTimeoutMs ?? 300_000;
 
   const found = await probeKeycloak(port, managementPort, issuer);
   if (found === 'starting') {
