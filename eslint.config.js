@@ -80,6 +80,8 @@ export default tseslint.config(
       '**/remotes/**',
       '**/services/**',
       '**/shell/sdk/src/**',
+      // For Node tools: its error classes would be a second copy of the shared singleton's.
+      '@atrium/sdk/transport',
     ),
   },
   {
@@ -91,6 +93,7 @@ export default tseslint.config(
       '**/remotes/**',
       '**/services/**',
       '**/shell/sdk/src/**',
+      '@atrium/sdk/transport',
     ),
   },
   {

@@ -13,7 +13,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['{shell,remotes,services,infra}/**/*.spec.{ts,tsx}'],
+          include: ['{shell,remotes,services,tools,infra}/**/*.spec.{ts,tsx}'],
           exclude: ['**/node_modules/**', '**/dist/**'],
         },
       },
@@ -21,7 +21,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['{shell,remotes,services,infra}/**/*.int-spec.{ts,tsx}'],
+          include: ['{shell,remotes,services,tools,infra}/**/*.int-spec.{ts,tsx}'],
           exclude: ['**/node_modules/**', '**/dist/**'],
           globalSetup: ['infra/testing/integration-setup.ts'],
           testTimeout: 60_000,

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../infra/release/publish-release.ts';
+import { repoRoot } from '@atrium/release-cli/publish-release';
 import { openAs } from './support/keycloak.ts';
 
 // The feature team's three commands against the running stack, exactly as the README gives them. They write

@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # The bundled remotes' release step: builds every remote under remotes/ with its own build script, then runs
-# the release CLI's publish step (infra/release) for each: upload into the release store folder
+# the release CLI's publish step (tools/release-cli) for each: upload into the release store folder
 # (ATRIUM_RELEASE_STORE_DIR), register with the API as atrium-deployer, activate.
 # Build from the repository root: docker build -f remotes/release.Dockerfile -t atrium/remotes-release .
 # A new remote adds its `--workspace remotes/<name>` to both npm commands below (checked by infra/checks).
@@ -12,7 +12,7 @@ WORKDIR /src
 COPY . .
 RUN mkdir /manifests \
  && cp package.json package-lock.json .npmrc /manifests/ \
- && find shell remotes services -name package.json -not -path '*/node_modules/*' \
+ && find shell remotes services tools -name package.json -not -path '*/node_modules/*' \
       -exec sh -c 'mkdir -p "/manifests/$(dirname "$1")" && cp "$1" "/manifests/$1"' _ {} \;
 
 FROM ${NODE_IMAGE} AS build
@@ -30,12 +30,19 @@ RUN npm run build --workspace remotes/profile --workspace remotes/admin \
       mkdir -p "/out/$dir" && cp "$dir/package.json" "/out/$dir" && cp -r "$dir/dist" "/out/$dir/dist"; \
     done
 
-# The publish step needs only Node (the release CLI uses Node's standard library) and the built remotes.
+# The publish step needs only Node, the release CLI and the sdk's files it runs (@atrium/sdk/transport,
+# /problem-sentences, /remote-rules: Node's standard library only), linked as npm links workspaces, and the
+# built remotes.
 FROM ${NODE_IMAGE}
 ENV ATRIUM_RELEASE_STORE_DIR=/releases
 WORKDIR /repo
 COPY package.json ./
-COPY infra/release infra/release
+COPY shell/sdk/package.json shell/sdk/
+COPY shell/sdk/src shell/sdk/src
+COPY tools/release-cli tools/release-cli
+RUN mkdir -p node_modules/@atrium \
+ && ln -s ../../shell/sdk node_modules/@atrium/sdk \
+ && ln -s ../../tools/release-cli node_modules/@atrium/release-cli
 COPY infra/release-store/publish-bundled.ts infra/release-store/
 COPY --from=build /out/remotes remotes
 # A fresh named volume mounted here takes this folder's owner, so the unprivileged user can write releases.

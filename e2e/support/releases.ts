@@ -11,7 +11,7 @@ import {
   type RemoteMetadata,
   repoRoot,
   type PublishResult,
-} from '../../infra/release/publish-release.ts';
+} from '@atrium/release-cli/publish-release';
 
 /**
  * The release CLI as a feature team runs it, from the remote's folder (a workspace under remotes/, or any
@@ -42,7 +42,7 @@ async function runCli(
   args: string[],
   cwd: string,
 ): Promise<{ code: number; output: string }> {
-  const child = spawn('node', [join(repoRoot, 'infra/release', script), ...args], {
+  const child = spawn('node', [join(repoRoot, 'tools/release-cli/src', script), ...args], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -8,8 +8,8 @@ import { choosePostgres } from '../dev/system-parts.ts';
 import { TEST_VARIABLES } from '../dev/test-variables.ts';
 import { keycloakDistUrl } from '../keycloak/keycloak-distribution.ts';
 import { KEYCLOAK_VARIABLE_GROUPS } from '../keycloak/keycloak-variables.ts';
-import { platformCredentialsFromEnv, releaseTargetFromEnv } from '../release/publish-release.ts';
-import { RELEASE_CLI_VARIABLES } from '../release/release-variables.ts';
+import { platformCredentialsFromEnv, releaseTargetFromEnv } from '@atrium/release-cli/publish-release';
+import { RELEASE_CLI_VARIABLES } from '@atrium/release-cli/release-variables';
 import {
   CONFIG_GROUPS,
   configFiles,

@@ -9,7 +9,7 @@ import { SHELL_CONTAINER_VARIABLES } from '../../shell/app/deploy/container-vari
 import { COMPOSE_VARIABLES } from '../compose/compose-variables.ts';
 import { TEST_VARIABLES } from '../dev/test-variables.ts';
 import { KEYCLOAK_VARIABLE_GROUPS } from '../keycloak/keycloak-variables.ts';
-import { RELEASE_CLI_VARIABLES } from '../release/release-variables.ts';
+import { RELEASE_CLI_VARIABLES } from '@atrium/release-cli/release-variables';
 
 /** Where the two views live. */
 export const configFiles = { envExample: '.env.example', deployDoc: 'docs/deploy.md' } as const;

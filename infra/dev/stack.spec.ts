@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listRemotePackages } from '../release/publish-release.ts';
+import { listRemotePackages } from '@atrium/release-cli/publish-release';
 import { devServerOrigins, repoRoot } from './stack.ts';
 
 /** The ports of the stack's own servers: API, shell, release store, Keycloak (and its management), mail. */

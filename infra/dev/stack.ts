@@ -10,10 +10,10 @@ import {
   publishRelease,
   type ReleaseTarget,
   targetForOwner,
-} from '../release/publish-release.ts';
-import { ReleaseError } from '../release/release-error.ts';
-import { fingerprint, ReleaseConflictError } from '../release/release-store.ts';
-import { getDeployerToken, VersionExistsError } from '../release/registry-client.ts';
+} from '@atrium/release-cli/publish-release';
+import { ReleaseError } from '@atrium/release-cli/release-error';
+import { fingerprint, ReleaseConflictError } from '@atrium/release-cli/release-store';
+import { getDeployerToken, VersionExistsError } from '@atrium/release-cli/registry-client';
 import { startApiProxy } from './api-proxy.ts';
 import { fillShellTemplate, RELEASE_STORE_SITE, runImageSite } from './image-nginx.ts';
 import { startMailServer } from './mail-server.ts';

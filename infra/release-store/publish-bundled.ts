@@ -16,10 +16,10 @@ import {
   publishRelease,
   releaseTargetFromEnv,
   targetForOwner,
-} from '../release/publish-release.ts';
-import { VersionExistsError } from '../release/registry-client.ts';
-import { ReleaseError } from '../release/release-error.ts';
-import { uploadRelease } from '../release/release-store.ts';
+} from '@atrium/release-cli/publish-release';
+import { VersionExistsError } from '@atrium/release-cli/registry-client';
+import { ReleaseError } from '@atrium/release-cli/release-error';
+import { uploadRelease } from '@atrium/release-cli/release-store';
 
 const { values } = parseArgs({ options: { 'store-only': { type: 'boolean', default: false } } });
 const target = releaseTargetFromEnv();

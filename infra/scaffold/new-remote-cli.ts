@@ -13,9 +13,9 @@ import {
   releaseTargetFromEnv,
   repoRoot,
   targetForOwner,
-} from '../release/publish-release.ts';
-import { ReleaseError } from '../release/release-error.ts';
-import { getDeployerToken } from '../release/registry-client.ts';
+} from '@atrium/release-cli/publish-release';
+import { ReleaseError } from '@atrium/release-cli/release-error';
+import { getDeployerToken } from '@atrium/release-cli/registry-client';
 import { NewRemoteError, scaffoldRemote } from './new-remote.ts';
 import { remoteNameProblem } from './remote-name.ts';
 

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { repoRoot } from '../release/publish-release.ts';
+import { repoRoot } from '@atrium/release-cli/publish-release';
 import { addTsReference, NewRemoteError, scaffoldRemote } from './new-remote.ts';
 import { remoteNameProblem } from './remote-name.ts';
 

@@ -13,7 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { repoRoot } from '../release/publish-release.ts';
+import { repoRoot } from '@atrium/release-cli/publish-release';
 import { scaffoldRemote } from './new-remote.ts';
 
 // What `npm run new:remote` writes must pass what `npm test` asks of every remote: the template is checked as

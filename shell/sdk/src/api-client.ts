@@ -11,9 +11,8 @@ import {
   ApiRouteRefusedError,
   ApiNetworkError,
   ApiProblemError,
-  type ProblemDocument,
-  type ProblemFieldError,
 } from './api-errors';
+import { readJson, readProblem } from './problem-transport';
 import type { paths } from './generated/api';
 
 /**
@@ -265,9 +264,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       signal: requestOptions?.signal,
       keepalive: requestOptions?.keepalive,
     });
-    if (response.status === 204) return undefined as T;
-    const text = await response.text();
-    return (text === '' ? undefined : JSON.parse(text)) as T;
+    return readJson<T>(response);
   }
 
   // The typed methods: openapi-fetch builds the request from the contract, this client authorises and
@@ -323,40 +320,6 @@ function withoutAuthorization(headers: Record<string, string> | undefined): Reco
   return Object.fromEntries(
     Object.entries(headers).filter(([name]) => !['authorization', 'dpop'].includes(name.toLowerCase())),
   );
-}
-
-async function readProblem(response: Response): Promise<ProblemDocument> {
-  const fallback: ProblemDocument = {
-    type: 'about:blank',
-    title: response.statusText || `HTTP ${response.status}`,
-    status: response.status,
-    code: `http_${response.status}`,
-  };
-  const contentType = response.headers.get('Content-Type') ?? '';
-  if (!contentType.includes('json')) return fallback;
-  let parsed: unknown;
-  try {
-    parsed = await response.json();
-  } catch {
-    return fallback;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return fallback;
-  const raw = parsed as Record<string, unknown>;
-  return {
-    type: typeof raw.type === 'string' ? raw.type : fallback.type,
-    title: typeof raw.title === 'string' ? raw.title : fallback.title,
-    // The HTTP status is authoritative; a body that disagrees is a server bug we should not propagate.
-    status: response.status,
-    code: typeof raw.code === 'string' ? (raw.code as ProblemDocument['code']) : fallback.code,
-    ...(typeof raw.detail === 'string' ? { detail: raw.detail } : {}),
-    ...(Array.isArray(raw.errors) ? { errors: raw.errors.filter(isFieldError) } : {}),
-  };
-}
-
-function isFieldError(value: unknown): value is ProblemFieldError {
-  if (typeof value !== 'object' || value === null) return false;
-  const candidate = value as Record<string, unknown>;
-  return typeof candidate.field === 'string' && typeof candidate.message === 'string';
 }
 
 /** A URL's path as the API routes it: percent-decoded, lower case, repeated and trailing slashes folded. */

@@ -1,4 +1,4 @@
-import type { components } from './generated/api';
+import type { components } from './generated/api.ts';
 
 type Problem = components['schemas']['Problem'];
 

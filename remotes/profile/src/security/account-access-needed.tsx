@@ -1,6 +1,6 @@
 import { ApiProblemError, useAccountActions } from '@atrium/sdk';
+import { Alert, Button, describeApiError } from '@atrium/sdk/ui';
 import { useState } from 'react';
-import { describeAccountError } from './describe-error';
 
 /** Whether a failed account request only needs the person's permission at Keycloak (`account_access_required`). */
 export function needsAccountAccess(error: unknown): boolean {
@@ -27,19 +27,11 @@ export function AccountAccessNeeded({ what }: { readonly what: string }) {
         your sign-in there gives it. Nobody else can give it.
       </p>
       {state.status === 'failed' && (
-        <p role="alert" className="atrium-profile__error">
-          {describeAccountError(state.error, 'Atrium could not ask for your permission')}
-        </p>
+        <Alert>{describeApiError(state.error, 'Atrium could not ask for your permission')}</Alert>
       )}
-      <button
-        type="button"
-        className="atrium-profile__button"
-        data-testid="security-continue-access"
-        disabled={state.status === 'leaving'}
-        onClick={start}
-      >
+      <Button data-testid="security-continue-access" disabled={state.status === 'leaving'} onClick={start}>
         Continue at the sign-in service
-      </button>
+      </Button>
     </div>
   );
 }

@@ -1,8 +1,7 @@
 import type { AccountActivity, SecurityEvent, SecurityEventType } from '@atrium/sdk';
+import { ResourceView, useApiResource } from '@atrium/sdk/ui';
 import { credentialName } from './credential-names';
-import { describeAccountError } from './describe-error';
 import { formatTime } from './format-time';
-import { useAccountResource } from './use-account-resource';
 
 const LABELS: Record<SecurityEventType, string> = {
   LOGIN: 'Signed in',
@@ -29,36 +28,34 @@ function describe(event: SecurityEvent): string {
 
 /** Recent sign-ins, failed sign-ins and credential changes, from Keycloak's events. */
 export function ActivityCard() {
-  const { state, reload } = useAccountResource<AccountActivity>('/api/account/activity');
+  const activity = useApiResource<AccountActivity>('/api/account/activity');
   return (
     <section aria-labelledby="security-activity-heading" className="atrium-profile__card">
       <h2 id="security-activity-heading">Recent security activity</h2>
-      {state.status === 'loading' && <p className="atrium-profile__muted">Loading activity…</p>}
-      {state.status === 'failed' && (
-        <div role="alert" className="atrium-profile__error">
-          <p>{describeAccountError(state.error, 'Your activity could not be loaded')}</p>
-          <button type="button" className="atrium-profile__button" onClick={reload}>
-            Retry
-          </button>
-        </div>
-      )}
-      {state.status === 'ready' &&
-        (state.value.items.length === 0 ? (
-          <p className="atrium-profile__muted">No recent activity.</p>
-        ) : (
-          <ul className="atrium-profile__list" data-testid="security-activity">
-            {state.value.items.map((event, index) => (
-              <li key={`${event.at}-${index}`} data-type={event.type} data-testid="security-event">
-                <strong>{describe(event)}</strong>
-                <br />
-                <span className="atrium-profile__muted">
-                  {formatTime(event.at)}
-                  {event.ipAddress && <> · {event.ipAddress}</>}
-                </span>
-              </li>
-            ))}
-          </ul>
-        ))}
+      <ResourceView
+        resource={activity}
+        loading="Loading activity…"
+        failed="Your activity could not be loaded"
+      >
+        {({ items }) =>
+          items.length === 0 ? (
+            <p className="atrium-profile__muted">No recent activity.</p>
+          ) : (
+            <ul className="atrium-profile__list" data-testid="security-activity">
+              {items.map((event, index) => (
+                <li key={`${event.at}-${index}`} data-type={event.type} data-testid="security-event">
+                  <strong>{describe(event)}</strong>
+                  <br />
+                  <span className="atrium-profile__muted">
+                    {formatTime(event.at)}
+                    {event.ipAddress && <> · {event.ipAddress}</>}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </ResourceView>
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { useAccountActions, useAtrium } from '@atrium/sdk';
+import { Alert, Button } from '@atrium/sdk/ui';
 import { useId, useState, type FormEvent } from 'react';
 
 /**
@@ -29,21 +30,20 @@ export function DeleteAccountCard() {
         Atrium's sign-in service asks for your password again and for your confirmation.
       </p>
       {result && result.status !== 'success' && (
-        <div
-          role={result.status === 'error' ? 'alert' : 'status'}
+        <Alert
+          tone={result.status === 'error' ? 'error' : 'info'}
           data-testid="security-delete-result"
           data-status={result.status}
-          className={result.status === 'error' ? 'atrium-profile__error' : 'atrium-profile__notice'}
         >
-          <p>
+          <p className="atrium-alert__text">
             {result.status === 'cancelled'
               ? 'Your account was not deleted: you cancelled.'
               : 'Your account was not deleted. Please try again.'}
           </p>
-          <button type="button" className="atrium-profile__button" onClick={actions.dismissResult}>
+          <Button variant="secondary" onClick={actions.dismissResult}>
             Dismiss
-          </button>
-        </div>
+          </Button>
+        </Alert>
       )}
       <form onSubmit={submit}>
         <label htmlFor={inputId}>
@@ -56,14 +56,14 @@ export function DeleteAccountCard() {
           value={typed}
           onChange={(event) => setTyped(event.target.value)}
         />
-        <button
+        <Button
           type="submit"
-          className="atrium-profile__button atrium-profile__button--danger"
+          className="atrium-profile__danger"
           data-testid="security-delete-account"
           disabled={typed !== user.username || leaving}
         >
           Delete my account
-        </button>
+        </Button>
       </form>
     </section>
   );

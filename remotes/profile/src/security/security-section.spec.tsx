@@ -310,7 +310,7 @@ describe('SecuritySection', () => {
     const card = screen.getByRole('region', { name: 'Signing in' });
     const alert = await within(card).findByRole('alert');
     expect(alert.textContent).toContain(
-      'Your sign-in methods could not be loaded: The account service (Keycloak) is unavailable',
+      'Your sign-in methods could not be loaded. The account service (Keycloak) is unavailable',
     );
     expect(screen.queryByTestId('security-credential')).toBeNull();
     fireEvent.click(within(alert).getByRole('button', { name: 'Retry' }));

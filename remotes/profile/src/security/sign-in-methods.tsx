@@ -8,12 +8,11 @@ import {
   type AccountCredentials,
   type RemovableCredentialType,
 } from '@atrium/sdk';
+import { Alert, Button, ResourceView, useApiResource } from '@atrium/sdk/ui';
 import { useState } from 'react';
 import { credentialName } from './credential-names';
 import { AccountAccessNeeded, needsAccountAccess } from './account-access-needed';
-import { describeAccountError } from './describe-error';
 import { formatTime } from './format-time';
-import { useAccountResource } from './use-account-resource';
 
 const ACTIONS: readonly { action: AccountActionName; label: string; done: string; testId: string }[] = [
   {
@@ -66,7 +65,7 @@ const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(
  */
 export function SignInMethods() {
   const actions = useAccountActions();
-  const { state, reload } = useAccountResource<AccountCredentials>('/api/account/credentials');
+  const credentials = useApiResource<AccountCredentials>('/api/account/credentials');
   const [leaving, setLeaving] = useState(false);
   // The deletion's outcome is the deletion card's to show.
   const result = actions.lastResult?.action === 'delete_account' ? null : actions.lastResult;
@@ -74,108 +73,100 @@ export function SignInMethods() {
     setLeaving(true);
     void actions.run(action).catch(() => setLeaving(false));
   };
-  const factors =
-    state.status === 'ready'
-      ? state.value.credentials.filter((credential) => isRemovable(credential.type))
-      : [];
+  const factors = credentials.data?.credentials.filter((credential) => isRemovable(credential.type)) ?? [];
 
   return (
     <section aria-labelledby="security-methods-heading" className="atrium-profile__card">
       <h2 id="security-methods-heading">Signing in</h2>
       {result && (
-        <div
-          role={result.status === 'error' ? 'alert' : 'status'}
+        <Alert
+          tone={result.status === 'error' ? 'error' : result.status === 'success' ? 'success' : 'info'}
           data-testid="security-action-result"
           data-status={result.status}
-          className={result.status === 'error' ? 'atrium-profile__error' : 'atrium-profile__notice'}
         >
-          <p>{describeResult(result)}</p>
-          <button type="button" className="atrium-profile__button" onClick={actions.dismissResult}>
+          <p className="atrium-alert__text">{describeResult(result)}</p>
+          <Button variant="secondary" onClick={actions.dismissResult}>
             Dismiss
-          </button>
-        </div>
+          </Button>
+        </Alert>
       )}
-      {state.status === 'loading' && <p className="atrium-profile__muted">Loading your sign-in methods…</p>}
-      {state.status === 'failed' && needsAccountAccess(state.error) && (
+      {credentials.status === 'failed' && needsAccountAccess(credentials.error) ? (
         <AccountAccessNeeded what="your sign-in methods" />
-      )}
-      {state.status === 'failed' && !needsAccountAccess(state.error) && (
-        <div role="alert" className="atrium-profile__error">
-          <p>{describeAccountError(state.error, 'Your sign-in methods could not be loaded')}</p>
-          <button type="button" className="atrium-profile__button" onClick={reload}>
-            Retry
-          </button>
-        </div>
-      )}
-      {state.status === 'ready' && (
-        <>
-          <ul className="atrium-profile__list" data-testid="security-credentials">
-            {state.value.credentials.map((credential) => {
-              const kind = capitalised(credentialName(credential.type));
-              const removable = isRemovable(credential.type) ? credential.type : null;
-              return (
-                <li
-                  key={credential.id}
-                  className="atrium-profile__credential"
-                  data-testid="security-credential"
-                  data-type={credential.type}
-                >
-                  <span>
-                    <strong>{credential.label ?? kind}</strong>
-                    {credential.label && <> · {kind}</>}
-                    {credential.createdAt && (
-                      <>
-                        <br />
-                        <span className="atrium-profile__muted">
-                          {credential.type === 'password' ? 'Set' : 'Added'}{' '}
-                          {formatTime(credential.createdAt)}
-                        </span>
-                      </>
-                    )}
-                  </span>
-                  {removable && (
-                    <button
-                      type="button"
-                      className="atrium-profile__button"
-                      data-testid="security-remove-credential"
-                      aria-label={`Remove ${credentialName(credential.type)} ${credential.label ?? ''}`.trim()}
-                      disabled={leaving}
-                      onClick={() =>
-                        start({
-                          name: 'delete_credential',
-                          credentialId: credential.id,
-                          credentialType: removable,
-                        })
-                      }
+      ) : (
+        <ResourceView
+          resource={credentials}
+          loading="Loading your sign-in methods…"
+          failed="Your sign-in methods could not be loaded"
+        >
+          {(data) => (
+            <>
+              <ul className="atrium-profile__list" data-testid="security-credentials">
+                {data.credentials.map((credential) => {
+                  const kind = capitalised(credentialName(credential.type));
+                  const removable = isRemovable(credential.type) ? credential.type : null;
+                  return (
+                    <li
+                      key={credential.id}
+                      className="atrium-profile__credential"
+                      data-testid="security-credential"
+                      data-type={credential.type}
                     >
-                      Remove
-                    </button>
-                  )}
-                </li>
-              );
-            })}
-          </ul>
-          {factors.length === 0 && (
-            <p className="atrium-profile__muted" data-testid="security-no-factors">
-              No passkey or authenticator app yet. A passkey signs you in without a password; an authenticator
-              app adds a code after it.
-            </p>
+                      <span>
+                        <strong>{credential.label ?? kind}</strong>
+                        {credential.label && <> · {kind}</>}
+                        {credential.createdAt && (
+                          <>
+                            <br />
+                            <span className="atrium-profile__muted">
+                              {credential.type === 'password' ? 'Set' : 'Added'}{' '}
+                              {formatTime(credential.createdAt)}
+                            </span>
+                          </>
+                        )}
+                      </span>
+                      {removable && (
+                        <Button
+                          variant="secondary"
+                          data-testid="security-remove-credential"
+                          aria-label={`Remove ${credentialName(credential.type)} ${credential.label ?? ''}`.trim()}
+                          disabled={leaving}
+                          onClick={() =>
+                            start({
+                              name: 'delete_credential',
+                              credentialId: credential.id,
+                              credentialType: removable,
+                            })
+                          }
+                        >
+                          Remove
+                        </Button>
+                      )}
+                    </li>
+                  );
+                })}
+              </ul>
+              {factors.length === 0 && (
+                <p className="atrium-profile__muted" data-testid="security-no-factors">
+                  No passkey or authenticator app yet. A passkey signs you in without a password; an
+                  authenticator app adds a code after it.
+                </p>
+              )}
+            </>
           )}
-        </>
+        </ResourceView>
       )}
       <p className="atrium-profile__muted">These open Atrium's sign-in service and bring you back here.</p>
       <div className="atrium-profile__actions">
         {ACTIONS.map(({ action, label, testId }) => (
-          <button
+          <Button
             key={action}
-            type="button"
-            className="atrium-profile__button"
+            variant="secondary"
             data-testid={testId}
             disabled={leaving}
             onClick={() => start(action)}
           >
             {label}
-          </button>
+          </Button>
         ))}
       </div>
     </section>

@@ -595,11 +595,6 @@ describe('registry of remotes on SQLite', () => {
     ['version with a v', body('v2.0.0'), 'version'],
     ['a relative manifest URL', body('2.0.0', { manifestUrl: '/time-off/mf-manifest.json' }), 'manifestUrl'],
     [
-      'a manifest on another origin',
-      body('2.0.0', { manifestUrl: 'https://evil.test/x/mf-manifest.json' }),
-      'manifestUrl',
-    ],
-    [
       'a manifest URL with credentials',
       body('2.0.0', { manifestUrl: 'http://u:p@localhost:4100/mf-manifest.json' }),
       'manifestUrl',
@@ -633,6 +628,23 @@ describe('registry of remotes on SQLite', () => {
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ code: 'validation_failed' });
     expect(fieldsOf(response)).toContain(field);
+  });
+
+  it('refuses a publish of a manifest on another origin with 400 remote_origin_refused naming manifestUrl', async () => {
+    const response = await publish(
+      'timeoff',
+      body('2.0.0', { manifestUrl: 'https://evil.test/x/mf-manifest.json' }),
+    );
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({
+      code: 'remote_origin_refused',
+      type: 'urn:atrium:problem:remote_origin_refused',
+    });
+    expect(fieldsOf(response)).toEqual(['manifestUrl']);
+    expect(response.json<{ errors: Array<{ message: string }> }>().errors[0]?.message).toContain(
+      'origin https://evil.test is not allowed',
+    );
   });
 
   const remote = (extra: Record<string, unknown> = {}) => ({

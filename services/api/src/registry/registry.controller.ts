@@ -122,6 +122,7 @@ export class RegistryController {
   })
   @ApiAuthenticated(
     'validation_failed',
+    'remote_origin_refused',
     'invalid_token',
     'insufficient_scope',
     'not_remote_owner',

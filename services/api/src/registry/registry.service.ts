@@ -8,7 +8,7 @@ import {
   PathInUseError,
   RemoteExistsError,
   RemoteNotFoundError,
-  ValidationFailedError,
+  RemoteOriginRefusedError,
   VersionExistsError,
   VersionNotFoundError,
   VersionUnverifiableError,
@@ -203,7 +203,7 @@ export class RegistryService {
     input: PublishVersion,
   ): Promise<{ remote: RemoteDetail; version: VersionDoc }> {
     const originProblem = manifestOriginProblem(input.manifestUrl, this.config.allowedRemoteOrigins);
-    if (originProblem) throw new ValidationFailedError([{ field: 'manifestUrl', message: originProblem }]);
+    if (originProblem) throw new RemoteOriginRefusedError(originProblem);
     return this.activeRemotes.change(this.em, async (em) => {
       const now = new Date();
       const remote = await this.lockRemote(em, name);

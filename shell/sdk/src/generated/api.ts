@@ -866,7 +866,7 @@ export interface components {
              * @description stable machine-readable code (docs/errors.md)
              * @enum {string}
              */
-            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "dev_override_refused" | "personal_session_required" | "canary_audience_refused" | "account_access_required" | "account_deleted" | "validation_failed" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "rollout_in_progress" | "no_rollout" | "no_stable_version" | "payload_too_large" | "rate_limited" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "identity_admin_unavailable" | "internal_error";
+            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "dev_override_refused" | "personal_session_required" | "canary_audience_refused" | "account_access_required" | "account_deleted" | "validation_failed" | "remote_origin_refused" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "rollout_in_progress" | "no_rollout" | "no_stable_version" | "payload_too_large" | "rate_limited" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "identity_admin_unavailable" | "internal_error";
             readonly errors?: readonly components["schemas"]["ProblemFieldError"][];
         };
         /** @description one invalid input (validation_failed) */
@@ -1495,7 +1495,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["PublishResult"];
                 };
             };
-            /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
+            /** @description problem+json, code invalid_request | validation_failed | remote_origin_refused | malformed_request | request_rejected */
             readonly 400: {
                 headers: {
                     /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */

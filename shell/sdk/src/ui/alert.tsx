@@ -22,6 +22,8 @@ export interface AlertProps {
   readonly variant?: 'inline' | 'panel';
   /** Moves keyboard focus to the alert when it appears (a whole view that failed), so Retry is one Tab away. */
   readonly autoFocus?: boolean;
+  /** `data-*` attributes, e.g. `data-testid`, set on the alert's element. */
+  readonly [data: `data-${string}`]: string | undefined;
 }
 
 /**
@@ -36,6 +38,7 @@ export function Alert({
   retryLabel = 'Retry',
   variant = 'inline',
   autoFocus = false,
+  ...data
 }: AlertProps) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -45,6 +48,7 @@ export function Alert({
   const empty = title === undefined && (children === undefined || children === '') && onRetry === undefined;
   return (
     <div
+      {...data}
       ref={ref}
       role={tone === 'error' ? 'alert' : 'status'}
       aria-busy={tone === 'loading' || undefined}

@@ -147,6 +147,17 @@ describe('Alert', () => {
     expect(screen.getByRole('heading', { name: 'You have been signed out' })).toBeTruthy();
   });
 
+  it('sets the data attributes it is given on its element, nothing else', () => {
+    render(
+      <Alert tone="info" data-testid="result" data-status="cancelled">
+        Nothing changed.
+      </Alert>,
+    );
+    const shown = screen.getByTestId('result');
+    expect(shown.getAttribute('role')).toBe('status');
+    expect(shown.dataset['status']).toBe('cancelled');
+  });
+
   it('takes focus when asked, so Retry is one Tab away', () => {
     render(<Alert title="Atrium is unavailable" autoFocus onRetry={() => undefined} />);
     expect(document.activeElement).toBe(screen.getByRole('alert'));

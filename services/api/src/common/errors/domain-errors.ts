@@ -311,6 +311,19 @@ export class ValidationFailedError extends DomainError {
 }
 
 /**
+ * A publish whose manifest is served from an origin the API does not allow (`ALLOWED_REMOTE_ORIGINS`): a code of
+ * its own, so clients need not read the message; `errors` names `manifestUrl` as {@link ValidationFailedError} does.
+ */
+export class RemoteOriginRefusedError extends DomainError {
+  readonly code = 'remote_origin_refused';
+  override readonly extensions: Readonly<Record<string, unknown>>;
+  constructor(message: string) {
+    super(`The request is invalid: manifestUrl: ${message}.`);
+    this.extensions = { errors: [{ field: 'manifestUrl', message }] };
+  }
+}
+
+/**
  * Acts only a person does (their own account, field telemetry of what their browser loaded): only a token of
  * `SHELL_CLIENTS` (the shell people sign in through) is accepted, never a machine client's, whose `sub` is its
  * service account and whose reports no person's browser made.

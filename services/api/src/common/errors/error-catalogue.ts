@@ -74,6 +74,12 @@ export const ERROR_CATALOGUE = {
     title: 'Request validation failed',
     example: 'The request is invalid: theme: must be one of system, light, dark.',
   },
+  remote_origin_refused: {
+    status: 400,
+    title: 'Manifest origin not allowed',
+    example:
+      'The request is invalid: manifestUrl: origin https://cdn.example.test is not allowed (allowed: http://localhost:4100).',
+  },
   malformed_request: {
     status: 400,
     title: 'Malformed request',

@@ -1,18 +1,22 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ReleaseError } from './release-error.ts';
-import { describeRollout, rolloutStep, type RolloutState } from './rollout-client.ts';
+import { describeRollout, rolloutStep, type RolloutDocument } from './rollout-client.ts';
 import { parseRolloutArgs } from './rollout.ts';
 
 afterEach(() => vi.unstubAllGlobals());
 
-const running: RolloutState = {
+const running: RolloutDocument = {
   remote: 'profile',
   version: '1.3.0',
   stableVersion: '1.2.0',
   percent: 10,
   roles: ['beta-testers'],
   state: 'running',
+  startedBy: 'service-account-atrium-deployer',
+  startedAt: '2026-11-27T10:00:00.000Z',
+  updatedAt: '2026-11-27T10:00:00.000Z',
   endedBy: null,
+  endedAt: null,
   reason: null,
 };
 

@@ -7,7 +7,7 @@ import type { ConfigGroup } from '@atrium/api/config-variables';
  */
 export const RELEASE_CLI_VARIABLES: ConfigGroup = {
   title: 'Release CLI',
-  readBy: 'infra/release',
+  readBy: 'tools/release-cli',
   about:
     'The release steps of every remote (`npm run release|rollout|rollback --workspace remotes/<name>`) and ' +
     "docker compose's `publish`. The clients' secrets are Keycloak's above (ATRIUM_DEPLOYER_SECRET, " +

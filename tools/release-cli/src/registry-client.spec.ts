@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { activateVersion } from './registry-client.ts';
+import { activateVersion, registerVersion, VersionExistsError } from './registry-client.ts';
 import { ReleaseError } from './release-error.ts';
 
 afterEach(() => vi.unstubAllGlobals());
@@ -35,5 +35,45 @@ describe('activateVersion (the rollback CLI)', () => {
     );
     fakeApi(problem(403, { code: 'not_remote_owner', detail: 'Remote "leave" is owned by "team-b".' }));
     await expect(rollback()).rejects.toThrow(new ReleaseError('Remote "leave" is owned by "team-b".'));
+  });
+});
+
+describe('registerVersion (the release CLI)', () => {
+  const register = () =>
+    registerVersion({
+      apiUrl: 'http://api.test',
+      token: 'token',
+      remote: 'leave',
+      registration: {
+        version: '1.0.0',
+        manifestUrl: 'https://cdn.test/leave/1.0.0/mf-manifest.json',
+        integrity: 'sha384-a',
+        manifestIntegrity: 'sha384-b',
+      },
+    });
+
+  it('says to allow the origin when the API refuses it, by its code (remote_origin_refused)', async () => {
+    fakeApi(
+      problem(400, {
+        code: 'remote_origin_refused',
+        detail: 'The request is invalid: manifestUrl: origin https://cdn.test is not allowed.',
+        errors: [{ field: 'manifestUrl', message: 'origin https://cdn.test is not allowed' }],
+      }),
+    );
+    await expect(register()).rejects.toThrow(
+      /origin https:\/\/cdn\.test is not allowed.*ALLOWED_REMOTE_ORIGINS/,
+    );
+  });
+
+  it('says a version is immutable and how to publish another', async () => {
+    fakeApi(
+      problem(409, {
+        code: 'version_exists',
+        detail: 'Remote "leave" already has version 1.0.0; versions are immutable, publish a new one.',
+      }),
+    );
+    const refusal = register();
+    await expect(refusal).rejects.toBeInstanceOf(VersionExistsError);
+    await expect(refusal).rejects.toThrow(/already has version 1\.0\.0.*pass --version/);
   });
 });

@@ -10,7 +10,7 @@ import {
   registerVersion,
   type RegisteredVersion,
 } from './registry-client.ts';
-import { remoteNameProblem } from '../../services/api/src/registry/remote-rules.ts';
+import { remoteNameProblem } from '@atrium/sdk/remote-rules';
 import { ReleaseError } from './release-error.ts';
 import {
   integrityOf,
@@ -20,7 +20,7 @@ import {
   type UploadOutcome,
 } from './release-store.ts';
 
-export const repoRoot = resolve(import.meta.dirname, '../..');
+export const repoRoot = resolve(import.meta.dirname, '../../..');
 
 /** The `atrium` field of a remote's package.json: how the registry lists it. */
 export interface RemoteMetadata {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { REMOTE_NAME_RULE } from '../../services/api/src/registry/remote-rules.ts';
+import { REMOTE_NAME_RULE } from '@atrium/sdk/remote-rules';
 import { publishRelease, readRemotePackage, type ReleaseTarget } from './publish-release.ts';
 
 let work: string;
