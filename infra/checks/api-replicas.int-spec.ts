@@ -21,7 +21,7 @@ import { reservePort } from '../../services/api/test/local-issuer.ts';
 import { releaseHashes } from '../../services/api/test/release-hashes.ts';
 import { migrateDatabase } from '../../services/api/src/database/migrate-database.ts';
 import { startApiProxy } from '../dev/api-proxy.ts';
-import type { ManagedProcess } from '../dev/processes.ts';
+import type { ManagedProcess } from '../lib/processes.ts';
 
 const issuer = inject('oidcIssuerUrl');
 const adminUrl = inject('postgresAdminUrl');

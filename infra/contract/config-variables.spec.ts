@@ -18,8 +18,8 @@ import {
   renderEnvExample,
   replaceSection,
 } from './config-variables.ts';
+import { repoRoot as root } from '../lib/paths.ts';
 
-const root = join(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
 /** Each variable line of an env file, commented out or not, as [name, value, active]. */

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NGINX_CONFIGS } from '../../shell/app/deploy/security-headers.ts';
 import { findNginx } from './system-parts.ts';
+import { fromRoot } from '../lib/paths.ts';
 
 const [shellConfig, releaseStoreConfig] = NGINX_CONFIGS;
 /** The shell image's server block, a template the image's entrypoint fills from the environment. */
@@ -17,8 +18,8 @@ export const SHELL_SITE_TEMPLATE = shellConfig.path;
 export const RELEASE_STORE_SITE = releaseStoreConfig.path;
 /** Sourced by the shell image's entrypoint, in this order, before it fills the template. */
 export const SHELL_ENVSH = [
-  join(import.meta.dirname, '../../shell/app/deploy/15-atrium-dev-overrides.envsh'),
-  join(import.meta.dirname, '../../shell/app/deploy/16-atrium-tracing.envsh'),
+  fromRoot('shell/app/deploy/15-atrium-dev-overrides.envsh'),
+  fromRoot('shell/app/deploy/16-atrium-tracing.envsh'),
 ] as const;
 
 /** The shell image's environment: its Dockerfile's ENV, which compose and Kubernetes set per deployment. */

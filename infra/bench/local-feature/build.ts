@@ -8,8 +8,8 @@ import { join, resolve } from 'node:path';
 import { rspack, type RspackOptions, type Stats } from '@rspack/core';
 import shellConfig from '../../../shell/app/rspack.config.ts';
 import type { LocalRemote } from './local-remote.ts';
+import { repoRoot } from '../../lib/paths.ts';
 
-const repoRoot = resolve(import.meta.dirname, '../../..');
 const shellSource = join(repoRoot, 'shell/app/src');
 
 /** The shell modules the harness replaces, by the path they resolve to without the extension. */
