@@ -21,7 +21,7 @@ import { run, startProcess, type ManagedProcess } from '../lib/processes.ts';
 import { waitForHttp } from '../lib/wait.ts';
 import { serveReleaseStore, serveShell, type RunningServer } from './static-servers.ts';
 import type { components } from '../../shell/sdk/src/generated/api.ts';
-import { repoRoot } from '../lib/paths.ts';
+import { dataDir, repoRoot } from '../lib/paths.ts';
 
 /**
  * Where the local stack lets developers load a remote's dev build from: each remote's dev server
@@ -107,7 +107,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const apiPort = options.apiPort ?? 3000;
   const shellPort = options.shellPort ?? 4000;
   const releasePort = options.releasePort ?? 4100;
-  const dataDir = join(repoRoot, '.data');
   const devOverrideOrigins = devServerOrigins(listRemotePackages(repoRoot).map((remote) => remote.dir));
   const stoppers: (() => Promise<void>)[] = [];
   const stop = async () => {

@@ -22,7 +22,7 @@ import { findJava } from './java-runtime.ts';
 import { ensureKeycloakDistribution, KEYCLOAK_VERSION } from './keycloak-distribution.ts';
 import { ATRIUM_REALM, ATRIUM_REALM_FILE, realmFileFingerprint } from './realm-file.ts';
 import { keycloakAdminCredentials } from '../lib/keycloak-admin.ts';
-import { repoRoot as REPO_ROOT } from '../lib/paths.ts';
+import { dataDir as DATA_DIR } from '../lib/paths.ts';
 import { isPortOpen } from '../lib/ports.ts';
 import { waitUntil } from '../lib/wait.ts';
 
@@ -105,10 +105,9 @@ export async function ensureKeycloak(options: EnsureKeycloakOptions = {}): Promi
 
   const java = findJava();
   const distDir = await ensureKeycloakDistribution({ log });
-  const dataDir = resolve(options.dataDir ?? join(REPO_ROOT, '.data', 'keycloak'));
+  const dataDir = resolve(options.dataDir ?? join(DATA_DIR, 'keycloak'));
   const logFile = resolve(
-    options.logFile ??
-      (options.dataDir ? join(dataDir, 'keycloak.log') : join(REPO_ROOT, '.data', 'keycloak.log')),
+    options.logFile ?? (options.dataDir ? join(dataDir, 'keycloak.log') : join(DATA_DIR, 'keycloak.log')),
   );
   const home = prepareHome(distDir, dataDir, log);
 

@@ -8,7 +8,7 @@ import {
   signInWithPassword,
   SignInError,
   tokenRequestProof,
-} from './password-sign-in.ts';
+} from '../testing/password-sign-in.ts';
 import { ATRIUM_REALM_FILE, resolveRealmPlaceholders } from './realm-file.ts';
 
 const issuer = inject('oidcIssuerUrl');

@@ -119,7 +119,7 @@ interface KeycloakWalker {
 }
 
 const keycloakWalker = async (): Promise<KeycloakWalker> => {
-  const helper = new URL('../../../infra/keycloak/password-sign-in.ts', import.meta.url).href;
+  const helper = new URL('../../../infra/testing/password-sign-in.ts', import.meta.url).href;
   return (await import(/* @vite-ignore */ helper)) as KeycloakWalker;
 };
 
