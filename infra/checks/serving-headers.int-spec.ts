@@ -19,7 +19,7 @@ import {
   releaseStoreSecurityHeaders,
   shellSecurityHeaders,
   STRICT_TRANSPORT_SECURITY,
-} from '../../shell/app/deploy/security-headers.ts';
+} from '@atrium/shell/security-headers';
 import { freePort } from '../lib/ports.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'atrium-headers-'));

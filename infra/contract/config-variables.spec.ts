@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_VARIABLE_GROUPS, type ConfigGroup } from '@atrium/api/config-variables';
 import { describe, expect, it } from 'vitest';
-import { SHELL_CONTAINER_VARIABLES } from '../../shell/app/deploy/container-variables.ts';
+import { SHELL_CONTAINER_VARIABLES } from '@atrium/shell/container-variables';
 import { COMPOSE_VARIABLES } from '../compose/compose-variables.ts';
 import { choosePostgres } from '../dev/system-parts.ts';
 import { TEST_VARIABLES } from '../dev/test-variables.ts';

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NGINX_CONFIGS } from '../../shell/app/deploy/security-headers.ts';
+import { NGINX_CONFIGS } from '@atrium/shell/security-headers';
 import { findNginx } from './system-parts.ts';
 import { fromRoot } from '../lib/paths.ts';
 

@@ -20,7 +20,7 @@ import { startMailServer } from './mail-server.ts';
 import { run, startProcess, type ManagedProcess } from '../lib/processes.ts';
 import { waitForHttp } from '../lib/wait.ts';
 import { serveReleaseStore, serveShell, type RunningServer } from './static-servers.ts';
-import type { components } from '../../shell/sdk/src/generated/api.ts';
+import type { components } from '@atrium/sdk/api-types';
 import { dataDir, repoRoot } from '../lib/paths.ts';
 
 /**

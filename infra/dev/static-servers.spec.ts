@@ -4,7 +4,7 @@ import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from '
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { releaseStoreSecurityHeaders } from '../../shell/app/deploy/security-headers.ts';
+import { releaseStoreSecurityHeaders } from '@atrium/shell/security-headers';
 import { releaseFilePath, serveReleaseStore, type RunningServer } from './static-servers.ts';
 import { fromRoot } from '../lib/paths.ts';
 
