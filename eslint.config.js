@@ -17,6 +17,26 @@ const boundary = (message, ...groups) => ({
   'no-restricted-imports': ['error', { patterns: [{ group: groups, message }] }],
 });
 
+/**
+ * Tooling (infra/) and e2e/: app and API code only through package exports, never a relative path into
+ * shell/, services/ or remotes/; `more` adds a pattern of the folder's own.
+ */
+const toolingBoundary = (...more) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          regex: '^(\\.{1,2}/)+([^@]*/)?(shell|services|remotes)/',
+          message:
+            "Tooling and e2e/ take app and API code only through the package's exports (package.json), never by path.",
+        },
+        ...more,
+      ],
+    },
+  ],
+});
+
 /** What the sdk may never import: the shell, remotes, services, an identity provider. */
 const SDK_FORBIDDEN = [
   '@atrium/shell',
@@ -130,21 +150,23 @@ export default tseslint.config(
     // inside a package breaks no tool. infra/release is becoming a workspace package of its own (issue 23) and
     // is left out until it has moved.
     files: ['infra/**/*.ts', 'e2e/**/*.ts', '*.config.ts'],
-    ignores: ['infra/release/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^(\\.{1,2}/)+([^@]*/)?(shell|services|remotes)/',
-              message:
-                "Tooling and e2e/ take app and API code only through the package's exports (package.json), never by path.",
-            },
-          ],
-        },
-      ],
-    },
+    ignores: ['infra/release/**', 'infra/dev/**', 'infra/lib/**'],
+    rules: toolingBoundary(),
+  },
+  {
+    files: ['infra/dev/**/*.ts'],
+    rules: toolingBoundary({
+      group: ['**/testing/*'],
+      message: 'The dev stack never imports test support (infra/testing uses the stack, not the other way).',
+    }),
+  },
+  {
+    files: ['infra/lib/**/*.ts'],
+    rules: toolingBoundary({
+      regex: '^\\.\\./',
+      message:
+        "infra/lib is the stack's helper library: it imports nothing of infra's, so everything can use it.",
+    }),
   },
   {
     // Tools load these by default export.
