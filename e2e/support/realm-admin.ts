@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect, type APIRequestContext } from '@playwright/test';
 import { keycloakAdminToken } from '../../infra/lib/keycloak-admin.ts';
-
-const KEYCLOAK = 'http://localhost:8080';
+import { KEYCLOAK } from './keycloak-admin.ts';
 
 /** A person created directly in the realm (verified e-mail, a password of their own). */
 export interface RealmPerson {
