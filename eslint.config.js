@@ -10,10 +10,31 @@ import tseslint from 'typescript-eslint';
  *   shell/app  -> @atrium/sdk (remotes are loaded at run time, never imported)
  *   shell/sdk  -> nothing of ours (it is the contract everyone else depends on)
  *   services/* -> never front-end code
+ *   infra/, e2e/ (tooling) -> app and API code only through package exports, never a path into a package
  * Each rule lists both the package names and relative paths that would reach into another package.
  */
 const boundary = (message, ...groups) => ({
   'no-restricted-imports': ['error', { patterns: [{ group: groups, message }] }],
+});
+
+/**
+ * Tooling (infra/) and e2e/: app and API code only through package exports, never a relative path into
+ * shell/, services/ or remotes/; `more` adds a pattern of the folder's own.
+ */
+const toolingBoundary = (...more) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          regex: '^(\\.{1,2}/)+([^@]*/)?(shell|services|remotes)/',
+          message:
+            "Tooling and e2e/ take app and API code only through the package's exports (package.json), never by path.",
+        },
+        ...more,
+      ],
+    },
+  ],
 });
 
 /** What the sdk may never import: the shell, remotes, services, an identity provider. */
@@ -125,6 +146,29 @@ export default tseslint.config(
       '**/shell/**',
       '**/remotes/**',
     ),
+  },
+  {
+    // Tooling and the browser journeys use app and API code as any consumer does: through the package's exports
+    // (`@atrium/sdk/remote-rules`, `@atrium/shell/security-headers`, `@atrium/api/testing`...), so moving a file
+    // inside a package breaks no tool.
+    files: ['infra/**/*.ts', 'e2e/**/*.ts', '*.config.ts'],
+    ignores: ['infra/dev/**', 'infra/lib/**'],
+    rules: toolingBoundary(),
+  },
+  {
+    files: ['infra/dev/**/*.ts'],
+    rules: toolingBoundary({
+      group: ['**/testing/*'],
+      message: 'The dev stack never imports test support (infra/testing uses the stack, not the other way).',
+    }),
+  },
+  {
+    files: ['infra/lib/**/*.ts'],
+    rules: toolingBoundary({
+      regex: '^\\.\\./',
+      message:
+        "infra/lib is the stack's helper library: it imports nothing of infra's, so everything can use it.",
+    }),
   },
   {
     // Tools load these by default export.

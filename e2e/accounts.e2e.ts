@@ -23,7 +23,7 @@ async function recordedEvents(
   request: APIRequestContext,
   person: Person,
 ): Promise<{ types: string[]; config: Record<string, unknown> }> {
-  const headers = await realmAdminHeaders(request);
+  const headers = await realmAdminHeaders();
   const users = (await (
     await request.get(`${KEYCLOAK}/admin/realms/atrium/users?username=${person.username}&exact=true`, {
       headers,

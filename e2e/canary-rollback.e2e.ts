@@ -5,7 +5,7 @@ import pg from 'pg';
 import { platformCredentialsFromEnv, releaseTargetFromEnv } from '@atrium/release-cli/publish-release';
 import { getDeployerToken } from '@atrium/release-cli/registry-client';
 import { rolloutStep } from '@atrium/release-cli/rollout-client';
-import { cohortBucket } from '../services/api/src/registry/cohort.ts';
+import { cohortBucket } from '@atrium/api/cohort';
 import { createPerson, type TestPerson } from './support/keycloak-admin.ts';
 import { openAs, signInAtKeycloak } from './support/keycloak.ts';
 import {

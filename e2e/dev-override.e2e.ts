@@ -2,7 +2,7 @@ import { expect, test, type Browser, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '@atrium/release-cli/publish-release';
+import { repoRoot } from '../infra/lib/paths.ts';
 import { openAs } from './support/keycloak.ts';
 import { callApiInPage } from './support/tokens.ts';
 

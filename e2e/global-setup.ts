@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStack } from '../infra/dev/stack.ts';
 import { ensurePostgres } from '../infra/dev/system-parts.ts';
-import { createTemporaryDatabase } from '../infra/testing/postgres.ts';
+import { createTemporaryDatabase } from '../infra/lib/postgres.ts';
 
 /** Starts the real platform on a fresh PostgreSQL database for the browser journeys. */
 export default async function globalSetup(): Promise<() => Promise<void>> {

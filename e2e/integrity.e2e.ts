@@ -4,7 +4,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { MANIFEST_FILE_HASHES } from '../shell/sdk/src/remote-entry.ts';
+import { MANIFEST_FILE_HASHES } from '@atrium/sdk/remote-entry';
 import { openAs } from './support/keycloak.ts';
 import { publishFixture, releaseStoreDir, writeFixtureRemote } from './support/releases.ts';
 

@@ -1,9 +1,8 @@
 import { expect, test } from '@playwright/test';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '@atrium/release-cli/publish-release';
+import { repoRoot } from '../infra/lib/paths.ts';
+import { capture } from '../infra/lib/processes.ts';
 import { openAs } from './support/keycloak.ts';
 
 // The feature team's three commands against the running stack, exactly as the README gives them. They write
@@ -28,14 +27,7 @@ test.afterAll(() => {
   for (const [file, text] of saved) writeFileSync(file, text);
 });
 
-async function run(args: string[]): Promise<{ code: number; output: string }> {
-  const child = spawn('npm', args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code: code ?? 1, output };
-}
+const run = (args: string[]) => capture('npm', args, { cwd: repoRoot });
 
 test('new → live → rolled back in three commands against the running stack, the shell never rebuilt', async ({
   page,

@@ -68,7 +68,7 @@ test('when the Keycloak session ends behind the shell, failed renewal leads thro
 
   // An administrator ends alice's sessions in Keycloak, so her refresh token stops working.
   const keycloak = 'http://localhost:8080';
-  const headers = await realmAdminHeaders(request);
+  const headers = await realmAdminHeaders();
   const users = (await (
     await request.get(`${keycloak}/admin/realms/atrium/users?username=alice&exact=true`, { headers })
   ).json()) as { id: string }[];

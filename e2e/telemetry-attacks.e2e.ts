@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { SignJWT } from 'jose';
 import pg from 'pg';
-import { signInWithPassword } from '../infra/keycloak/password-sign-in.ts';
+import { signInWithPassword } from '../infra/testing/password-sign-in.ts';
 import { createPerson } from './support/keycloak-admin.ts';
 import { signInAtKeycloak } from './support/keycloak.ts';
 import { newPerson, register, verifyFromInbox } from './support/registration.ts';

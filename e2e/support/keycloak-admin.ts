@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { keycloakAdminToken } from '../../infra/lib/keycloak-admin.ts';
 
 /** Keycloak as the browser journeys reach it (the stack's fixed port, see infra/dev/stack.ts). */
 export const KEYCLOAK = 'http://localhost:8080';
@@ -17,17 +18,7 @@ export interface TestPerson {
 
 /** Calls the admin REST API of the real Keycloak as the master realm's administrator. */
 async function admin(path: string, init: RequestInit = {}): Promise<Response> {
-  const token = await fetch(`${KEYCLOAK}/realms/master/protocol/openid-connect/token`, {
-    method: 'POST',
-    body: new URLSearchParams({
-      grant_type: 'password',
-      client_id: 'admin-cli',
-      username: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
-      password: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
-    }),
-  });
-  if (!token.ok) throw new Error(`Keycloak admin sign-in failed: ${token.status}`);
-  const { access_token } = (await token.json()) as { access_token: string };
+  const access_token = await keycloakAdminToken(KEYCLOAK);
   const response = await fetch(`${REALM_ADMIN}${path}`, {
     ...init,
     headers: { Authorization: `Bearer ${access_token}`, 'Content-Type': 'application/json', ...init.headers },

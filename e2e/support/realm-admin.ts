@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect, type APIRequestContext } from '@playwright/test';
-
-const KEYCLOAK = 'http://localhost:8080';
+import { keycloakAdminToken } from '../../infra/lib/keycloak-admin.ts';
+import { KEYCLOAK } from './keycloak-admin.ts';
 
 /** A person created directly in the realm (verified e-mail, a password of their own). */
 export interface RealmPerson {
@@ -11,22 +11,13 @@ export interface RealmPerson {
 }
 
 /** The Authorization header of the master realm's bootstrap administrator, for Keycloak's admin API. */
-export async function realmAdminHeaders(request: APIRequestContext): Promise<{ Authorization: string }> {
-  const token = await request.post(`${KEYCLOAK}/realms/master/protocol/openid-connect/token`, {
-    form: {
-      grant_type: 'password',
-      client_id: 'admin-cli',
-      username: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
-      password: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
-    },
-  });
-  expect(token.ok()).toBe(true);
-  return { Authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}` };
+export async function realmAdminHeaders(): Promise<{ Authorization: string }> {
+  return { Authorization: `Bearer ${await keycloakAdminToken(KEYCLOAK)}` };
 }
 
 /** Keycloak's admin API as the master realm's bootstrap administrator: the tests' view of the realm. */
 export async function realmAdmin(request: APIRequestContext) {
-  const headers = await realmAdminHeaders(request);
+  const headers = await realmAdminHeaders();
   const base = `${KEYCLOAK}/admin/realms/atrium`;
   return {
     async createPerson(): Promise<RealmPerson> {

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,9 +7,10 @@ import {
   publishRelease,
   releaseTargetFromEnv,
   type RemoteMetadata,
-  repoRoot,
   type PublishResult,
 } from '@atrium/release-cli/publish-release';
+import { repoRoot } from '../../infra/lib/paths.ts';
+import { capture } from '../../infra/lib/processes.ts';
 
 /**
  * The release CLI as a feature team runs it, from the remote's folder (a workspace under remotes/, or any
@@ -42,15 +41,7 @@ async function runCli(
   args: string[],
   cwd: string,
 ): Promise<{ code: number; output: string }> {
-  const child = spawn('node', [join(repoRoot, 'tools/release-cli/src', script), ...args], {
-    cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code: code ?? 1, output };
+  return capture('node', [join(repoRoot, 'tools/release-cli/src', script), ...args], { cwd });
 }
 
 /**

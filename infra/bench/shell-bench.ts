@@ -20,13 +20,13 @@ import { CHROMIUM_FLAGS } from '../dev/chromium-flags.ts';
 import { startStack, type Stack } from '../dev/stack.ts';
 import { ensureChromium, ensureNginx, systemContext } from '../dev/system-parts.ts';
 import { buildLocalFeatureShell, localRemote } from './local-feature/build.ts';
+import { repoRoot } from '../lib/paths.ts';
 
 const ROUNDS = Math.min(50, Math.max(1, Number(process.env['BENCH_SHELL_ROUNDS'] ?? 10)));
 /** Prints each request of the last round's loads, relative to shell-ready (BENCH_SHELL_TRACE=1). */
 const TRACE = process.env['BENCH_SHELL_TRACE'] === '1';
 const REMOTE = 'profile';
 const TARGET_RATIO = 1.2;
-const repoRoot = join(import.meta.dirname, '../..');
 
 type Variant = 'remote' | 'local';
 type Cache = 'cold' | 'warm';

@@ -1,9 +1,9 @@
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUDGETS, remoteEntries } from './bundle-sizes.ts';
+import { repoRoot as root } from '../lib/paths.ts';
 
 // Reads the production builds: `npm test` builds before the unit tier; alone, run `npm run build` first.
-const root = resolve(import.meta.dirname, '../..');
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 describe('size budgets (gzip)', () => {

@@ -13,7 +13,7 @@ import { rspack, type RspackOptions, type RspackPluginInstance, type Stats } fro
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import shellConfig from '../../shell/app/rspack.config.ts';
+import shellConfig from '@atrium/shell/rspack.config';
 import { BUDGETS, gzipSize } from './bundle-sizes.ts';
 import { initialChunks, TELEMETRY_CHUNK_REQUEST, telemetryChunks, type StatsChunk } from './shell-chunks.ts';
 

@@ -7,21 +7,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../services/api/test/create-test-app.ts';
-import { authorizationFor, type BoundToken } from '../../services/api/test/dpop-key.ts';
 import {
   adminQuery,
+  authorizationFor,
+  type BoundToken,
   countRows,
+  createTestApp,
   databaseUrlFor,
   fetchDeployerToken,
   fetchPlatformToken,
+  migrateDatabase,
+  releaseHashes,
+  reservePort,
   signIn,
-} from '../../services/api/test/integration-context.ts';
-import { reservePort } from '../../services/api/test/local-issuer.ts';
-import { releaseHashes } from '../../services/api/test/release-hashes.ts';
-import { migrateDatabase } from '../../services/api/src/database/migrate-database.ts';
+  type TestApp,
+} from '@atrium/api/testing';
 import { startApiProxy } from '../dev/api-proxy.ts';
-import type { ManagedProcess } from '../dev/processes.ts';
+import type { ManagedProcess } from '../lib/processes.ts';
 
 const issuer = inject('oidcIssuerUrl');
 const adminUrl = inject('postgresAdminUrl');

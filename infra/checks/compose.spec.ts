@@ -15,8 +15,8 @@ import { parse } from 'yaml';
 import { composeRealmPath, renderComposeRealm } from '../compose/realm.ts';
 import { peopleIn, type RealmDefinition } from '../keycloak/deployment-realm.ts';
 import { ATRIUM_REALM_FILE, resolveRealmPlaceholders } from '../keycloak/realm-file.ts';
+import { repoRoot as root } from '../lib/paths.ts';
 
-const root = join(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
 interface LongVolume {

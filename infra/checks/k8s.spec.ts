@@ -8,8 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { localRealmImportPath, LOCAL_SHELL_ORIGIN, renderRealmImport } from '../k8s/realm-import.ts';
 import { resolveRealmPlaceholders } from '../keycloak/realm-file.ts';
-
-const root = join(import.meta.dirname, '../..');
+import { repoRoot as root } from '../lib/paths.ts';
 
 interface K8sObject {
   apiVersion: string;

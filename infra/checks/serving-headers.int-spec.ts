@@ -4,7 +4,6 @@
 // port.
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { type IncomingHttpHeaders, request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
@@ -20,18 +19,11 @@ import {
   releaseStoreSecurityHeaders,
   shellSecurityHeaders,
   STRICT_TRANSPORT_SECURITY,
-} from '../../shell/app/deploy/security-headers.ts';
+} from '@atrium/shell/security-headers';
+import { freePort } from '../lib/ports.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'atrium-headers-'));
 const stoppers: (() => Promise<void> | void)[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Runs `site` (a server block) in nginx on a free port with `root`, the way the image would. */
 async function runNginx(name: string, site: string, root: string): Promise<string> {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_VARIABLE_GROUPS, type ConfigGroup } from '@atrium/api/config-variables';
 import { describe, expect, it } from 'vitest';
-import { SHELL_CONTAINER_VARIABLES } from '../../shell/app/deploy/container-variables.ts';
+import { SHELL_CONTAINER_VARIABLES } from '@atrium/shell/container-variables';
 import { COMPOSE_VARIABLES } from '../compose/compose-variables.ts';
 import { choosePostgres } from '../dev/system-parts.ts';
 import { TEST_VARIABLES } from '../dev/test-variables.ts';
@@ -18,8 +18,8 @@ import {
   renderEnvExample,
   replaceSection,
 } from './config-variables.ts';
+import { repoRoot as root } from '../lib/paths.ts';
 
-const root = join(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
 /** Each variable line of an env file, commented out or not, as [name, value, active]. */

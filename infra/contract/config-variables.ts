@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { API_VARIABLE_GROUPS, type ConfigGroup, type ConfigVariable } from '@atrium/api/config-variables';
 import { format, resolveConfig } from 'prettier';
-import { SHELL_CONTAINER_VARIABLES } from '../../shell/app/deploy/container-variables.ts';
+import { SHELL_CONTAINER_VARIABLES } from '@atrium/shell/container-variables';
 import { COMPOSE_VARIABLES } from '../compose/compose-variables.ts';
 import { TEST_VARIABLES } from '../dev/test-variables.ts';
 import { KEYCLOAK_VARIABLE_GROUPS } from '../keycloak/keycloak-variables.ts';

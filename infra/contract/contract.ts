@@ -15,8 +15,8 @@ import { join, relative } from 'node:path';
 import { buildStale } from '../dev/build.ts';
 import { generateConfigFiles } from './config-variables.ts';
 import { contractFiles, generateContract } from './generate.ts';
+import { repoRoot as root } from '../lib/paths.ts';
 
-const root = new URL('../..', import.meta.url).pathname;
 const check = process.argv.includes('--check');
 
 await buildStale(root, (line) => console.log(`  ${line}`), ['services/api']);

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startProcess, waitForHttp, type ManagedProcess } from './processes.ts';
+import { startProcess, type ManagedProcess } from '../lib/processes.ts';
+import { waitForHttp } from '../lib/wait.ts';
 import { findNginx } from './system-parts.ts';
 
 /**

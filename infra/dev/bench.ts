@@ -9,14 +9,12 @@
 // Obtains what the benchmarks need, as `npm test` does: a PostgreSQL server (the machine's on 127.0.0.1:5432,
 // or one from the npm registry), in which the API benchmarks get databases of their own, dropped afterwards;
 // the shell benchmark obtains Keycloak, Chromium and nginx itself.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createTemporaryDatabase } from '../testing/postgres.ts';
+import { createTemporaryDatabase } from '../lib/postgres.ts';
+import { capture } from '../lib/processes.ts';
 import { ensurePostgres } from './system-parts.ts';
+import { repoRoot as root } from '../lib/paths.ts';
 
-const root = join(import.meta.dirname, '..', '..');
 const PARTS = ['api', 'audit', 'shell'] as const;
 type Part = (typeof PARTS)[number];
 
@@ -47,23 +45,15 @@ const figures = new Map<string, string>();
 
 /** Runs an npm script, showing its output as it comes and keeping the `name=value` figures it prints. */
 async function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
-  const child = spawn('npm', args, {
+  const { code } = await capture('npm', args, {
     cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
-  });
-  let pending = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    process.stdout.write(chunk);
-    pending += chunk.toString();
-    const lines = pending.split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) {
+    env,
+    echo: true,
+    onLine: (line) => {
       const figure = /^(\w+)=(-?[\d.]+)\b/.exec(line.trim());
       if (figure) figures.set(figure[1]!, figure[2]!);
-    }
+    },
   });
-  const [code] = (await once(child, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`npm ${args.join(' ')} exited with ${code}`);
 }
 

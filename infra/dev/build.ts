@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { run } from './processes.ts';
+import { run } from '../lib/processes.ts';
+import { repoRoot } from '../lib/paths.ts';
 
 const skip = new Set(['node_modules', 'dist', '.data', 'test-results']);
 
@@ -15,8 +16,6 @@ function newestMtime(path: string): number {
   }
   return newest;
 }
-
-const repoRoot = new URL('../..', import.meta.url).pathname;
 
 /**
  * The deployables `npm start` needs: the file a finished build always writes (compared by time, so type

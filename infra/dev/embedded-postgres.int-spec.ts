@@ -11,8 +11,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { queryRows } from '../lib/postgres.ts';
 import {
   EmbeddedPostgresError,
   installedNativeDir,
@@ -21,16 +21,6 @@ import {
 } from './embedded-postgres.ts';
 
 const root = process.getuid?.() === 0;
-
-async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as Record<string, unknown>[];
-  } finally {
-    await client.end();
-  }
-}
 
 /** The uid and gid the server runs as under root. */
 function systemUser(): { uid: number; gid: number } {
@@ -72,7 +62,7 @@ describe('startEmbeddedPostgres', () => {
       parentDir: runs,
     });
     try {
-      const [row] = await query(
+      const [row] = await queryRows(
         server.url,
         "SELECT current_setting('server_version_num')::int AS version, current_setting('server_encoding') AS encoding",
       );
@@ -119,7 +109,7 @@ describe('startEmbeddedPostgres', () => {
       );
       expect(performance.now() - started).toBeLessThan(30_000);
       expect(readdirSync(runs)).toEqual([first.dir.slice(runs.length + 1)]);
-      expect(await query(first.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      expect(await queryRows(first.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
     } finally {
       await first.stop();
     }

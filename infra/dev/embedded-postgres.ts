@@ -19,9 +19,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { freePort } from '../lib/ports.ts';
 
 /** A server this run started; `stop()` stops it and removes its folder. */
 export interface EmbeddedPostgres {
@@ -261,18 +261,6 @@ function exitText(code: number | null, signal: NodeJS.Signals | null): string {
 
 function seconds(since: number): string {
   return `${((performance.now() - since) / 1000).toFixed(2)} s`;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', resolve);
-  });
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('Could not find a free port.');
-  return address.port;
 }
 
 /** The uid and gid of the {@link POSTGRES_SYSTEM_USER} user, created first when the machine has none. */

@@ -6,9 +6,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { NGINX_CONFIGS } from '../../shell/app/deploy/security-headers.ts';
+import { NGINX_CONFIGS } from '@atrium/shell/security-headers';
 import { findNginx } from './system-parts.ts';
+import { fromRoot } from '../lib/paths.ts';
+import { waitUntil } from '../lib/wait.ts';
 
 const [shellConfig, releaseStoreConfig] = NGINX_CONFIGS;
 /** The shell image's server block, a template the image's entrypoint fills from the environment. */
@@ -17,8 +18,8 @@ export const SHELL_SITE_TEMPLATE = shellConfig.path;
 export const RELEASE_STORE_SITE = releaseStoreConfig.path;
 /** Sourced by the shell image's entrypoint, in this order, before it fills the template. */
 export const SHELL_ENVSH = [
-  join(import.meta.dirname, '../../shell/app/deploy/15-atrium-dev-overrides.envsh'),
-  join(import.meta.dirname, '../../shell/app/deploy/16-atrium-tracing.envsh'),
+  fromRoot('shell/app/deploy/15-atrium-dev-overrides.envsh'),
+  fromRoot('shell/app/deploy/16-atrium-tracing.envsh'),
 ] as const;
 
 /** The shell image's environment: its Dockerfile's ENV, which compose and Kubernetes set per deployment. */
@@ -138,15 +139,28 @@ export async function runImageSite(options: ImageSiteOptions): Promise<ImageSite
     await exited;
   };
   const url = `http://${host}:${options.port}`;
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (child.exitCode !== null) throw new Error(`nginx ${options.name} exited: ${stderr}`);
-    try {
-      await fetch(url, { signal: AbortSignal.timeout(1_000) });
-      return { url, stop };
-    } catch {
-      await sleep(100);
-    }
+  try {
+    await waitUntil(
+      () =>
+        fetch(url, { signal: AbortSignal.timeout(1_000) }).then(
+          () => true,
+          () => undefined,
+        ),
+      {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+        isAlive: () => child.exitCode === null,
+        failure: (reason) =>
+          new Error(
+            reason === 'exited'
+              ? `nginx ${options.name} exited: ${stderr}`
+              : `nginx ${options.name} did not answer on ${url}: ${stderr}`,
+          ),
+      },
+    );
+  } catch (error) {
+    await stop();
+    throw error;
   }
-  await stop();
-  throw new Error(`nginx ${options.name} did not answer on ${url}: ${stderr}`);
+  return { url, stop };
 }

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitUntil } from '../lib/wait.ts';
 
 /** A mail as MailDev's REST API returns it (the parts Atrium reads). */
 export interface ReceivedMail {
@@ -35,21 +35,22 @@ export async function waitForMail(
   to: string,
   options: WaitForMailOptions = {},
 ): Promise<ReceivedMail> {
-  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
-  for (;;) {
-    const seen = (await listMails(inboxUrl, to)).filter(
-      (mail) => options.subject?.test(mail.subject) ?? true,
-    );
-    const mail = seen[options.after ?? 0];
-    if (mail) return mail;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `No mail for ${to}${options.subject ? ` matching ${String(options.subject)}` : ''} arrived at ${inboxUrl} ` +
-          `(found ${seen.length}: ${seen.map((found) => JSON.stringify(found.subject)).join(', ') || 'none'}).`,
-      );
-    }
-    await sleep(250);
-  }
+  let seen: ReceivedMail[] = [];
+  return waitUntil(
+    async () => {
+      seen = (await listMails(inboxUrl, to)).filter((mail) => options.subject?.test(mail.subject) ?? true);
+      return seen[options.after ?? 0];
+    },
+    {
+      timeoutMs: options.timeoutMs ?? 20_000,
+      intervalMs: 250,
+      failure: () =>
+        new Error(
+          `No mail for ${to}${options.subject ? ` matching ${String(options.subject)}` : ''} arrived at ${inboxUrl} ` +
+            `(found ${seen.length}: ${seen.map((found) => JSON.stringify(found.subject)).join(', ') || 'none'}).`,
+        ),
+    },
+  );
 }
 
 /**

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listRemotePackages } from '@atrium/release-cli/publish-release';
-import { devServerOrigins, repoRoot } from './stack.ts';
+import { repoRoot } from '../lib/paths.ts';
+import { devServerOrigins } from './stack.ts';
 
 /** The ports of the stack's own servers: API, shell, release store, Keycloak (and its management), mail. */
 const STACK_PORTS = [3000, 4000, 4100, 8080, 9000, 1080, 1025];

@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureKeycloak } from '../keycloak/keycloak.ts';
 import {
@@ -17,11 +17,11 @@ import { getDeployerToken, VersionExistsError } from '@atrium/release-cli/regist
 import { startApiProxy } from './api-proxy.ts';
 import { fillShellTemplate, RELEASE_STORE_SITE, runImageSite } from './image-nginx.ts';
 import { startMailServer } from './mail-server.ts';
-import { run, startProcess, waitForHttp, type ManagedProcess } from './processes.ts';
+import { run, startProcess, type ManagedProcess } from '../lib/processes.ts';
+import { waitForHttp } from '../lib/wait.ts';
 import { serveReleaseStore, serveShell, type RunningServer } from './static-servers.ts';
-import type { components } from '../../shell/sdk/src/generated/api.ts';
-
-export const repoRoot = resolve(import.meta.dirname, '../..');
+import type { components } from '@atrium/sdk/api-types';
+import { dataDir, repoRoot } from '../lib/paths.ts';
 
 /**
  * Where the local stack lets developers load a remote's dev build from: each remote's dev server
@@ -107,7 +107,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const apiPort = options.apiPort ?? 3000;
   const shellPort = options.shellPort ?? 4000;
   const releasePort = options.releasePort ?? 4100;
-  const dataDir = join(repoRoot, '.data');
   const devOverrideOrigins = devServerOrigins(listRemotePackages(repoRoot).map((remote) => remote.dir));
   const stoppers: (() => Promise<void>)[] = [];
   const stop = async () => {

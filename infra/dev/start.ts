@@ -1,8 +1,8 @@
 // `npm start`: installs Java when missing (Keycloak), builds what is stale, then runs the whole platform until Ctrl-C.
 import { assertNodeVersion, ensureDependencies } from './toolchain.ts';
+import { repoRoot as root } from '../lib/paths.ts';
 
 assertNodeVersion();
-const root = new URL('../..', import.meta.url).pathname;
 const started = Date.now();
 const log = (line: string) => console.log(`[atrium] ${line}`);
 ensureDependencies(root, log);

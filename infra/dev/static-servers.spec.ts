@@ -2,10 +2,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { request } from 'node:http';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { releaseStoreSecurityHeaders } from '../../shell/app/deploy/security-headers.ts';
+import { releaseStoreSecurityHeaders } from '@atrium/shell/security-headers';
 import { releaseFilePath, serveReleaseStore, type RunningServer } from './static-servers.ts';
+import { fromRoot } from '../lib/paths.ts';
 
 describe('releaseFilePath', () => {
   it('accepts /<remote>/<version>/<file> with a registrable name and version', () => {
@@ -37,7 +38,7 @@ describe('releaseFilePath', () => {
 });
 
 describe('the release store container', () => {
-  const config = readFileSync(resolve(import.meta.dirname, '../release-store/nginx.conf'), 'utf8');
+  const config = readFileSync(fromRoot('infra/release-store/nginx.conf'), 'utf8');
 
   it('serves no dotfile and nothing but GET and HEAD', () => {
     expect(config).toMatch(/location ~ \/\\\. \{\s+return 404;\s+\}/);

@@ -4,12 +4,9 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, sep } from 'node:path';
 import sirv from 'sirv';
-import {
-  releaseStoreSecurityHeaders,
-  shellSecurityHeaders,
-} from '../../shell/app/deploy/security-headers.ts';
+import { releaseStoreSecurityHeaders, shellSecurityHeaders } from '@atrium/shell/security-headers';
 // The registry's rule for remote names and versions: the store serves exactly what can be registered.
-import { remoteNameProblem, versionProblem } from '../../services/api/src/registry/remote-rules.ts';
+import { remoteNameProblem, versionProblem } from '@atrium/sdk/remote-rules';
 
 export interface RunningServer {
   readonly url: string;

@@ -1,27 +1,8 @@
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { queryRows } from '../lib/postgres.ts';
+import { freePort } from '../lib/ports.ts';
 import { ensurePostgres, nothingAnswers } from './system-parts.ts';
-
-async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as Record<string, unknown>[];
-  } finally {
-    await client.end();
-  }
-}
-
-/** A loopback port that nothing listens on (bound, read, released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('ensurePostgres', () => {
   it('starts a real PostgreSQL 18 from the npm registry on a free loopback port and removes it at stop', async () => {
@@ -36,24 +17,24 @@ describe('ensurePostgres', () => {
       const url = new URL(server.url);
       expect(url.hostname).toBe('127.0.0.1');
       expect(url.port).not.toBe('5432');
-      const [settings] = await query(
+      const [settings] = await queryRows(
         server.url,
         "SELECT current_setting('server_version_num')::int AS version, current_setting('listen_addresses') AS listen",
       );
       expect(settings?.listen).toBe('127.0.0.1');
       expect(Number(settings?.version)).toBeGreaterThanOrEqual(180000);
       // What the tiers do with it: a database of their own, created and dropped.
-      await query(server.url, 'CREATE DATABASE atrium_embedded_check');
-      await query(server.url.replace(/\/postgres$/, '/atrium_embedded_check'), 'CREATE TABLE t (id int)');
-      await query(server.url, 'DROP DATABASE atrium_embedded_check WITH (FORCE)');
+      await queryRows(server.url, 'CREATE DATABASE atrium_embedded_check');
+      await queryRows(server.url.replace(/\/postgres$/, '/atrium_embedded_check'), 'CREATE TABLE t (id int)');
+      await queryRows(server.url, 'DROP DATABASE atrium_embedded_check WITH (FORCE)');
       // Password authentication is on: the same server refuses a wrong password.
       const wrong = new URL(server.url);
       wrong.password = 'wrong';
-      await expect(query(wrong.toString(), 'SELECT 1')).rejects.toThrow(/password authentication failed/);
+      await expect(queryRows(wrong.toString(), 'SELECT 1')).rejects.toThrow(/password authentication failed/);
 
       await server.stop();
       stopped = true;
-      const gone = await query(server.url, 'SELECT 1').then(
+      const gone = await queryRows(server.url, 'SELECT 1').then(
         () => undefined,
         (error: unknown) => error,
       );
@@ -69,12 +50,12 @@ describe('ensurePostgres', () => {
 
   it('starts its own server when nothing answers where the default server should be', async () => {
     const lines: string[] = [];
-    const defaultUrl = `postgres://postgres@127.0.0.1:${await closedPort()}/postgres`;
+    const defaultUrl = `postgres://postgres@127.0.0.1:${await freePort()}/postgres`;
     const server = await ensurePostgres({ env: {}, defaultUrl, log: (line) => lines.push(line) });
     try {
       expect(server.embedded).toBe(true);
       expect(lines[0]).toContain(`nothing answers at ${defaultUrl}`);
-      expect(await query(server.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      expect(await queryRows(server.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
     } finally {
       await server.stop();
     }
@@ -87,14 +68,14 @@ describe('ensurePostgres', () => {
       const server = await ensurePostgres({ env: {}, defaultUrl: running.url, log: () => {} });
       expect(server).toMatchObject({ url: running.url, embedded: false });
       await server.stop();
-      expect(await query(running.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      expect(await queryRows(running.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
     } finally {
       await running.stop();
     }
   });
 
   it('never replaces a configured TEST_POSTGRES_URL that does not answer: it says so', async () => {
-    const url = `postgres://postgres@127.0.0.1:${await closedPort()}/postgres`;
+    const url = `postgres://postgres@127.0.0.1:${await freePort()}/postgres`;
     await expect(ensurePostgres({ env: { TEST_POSTGRES_URL: url }, log: () => {} })).rejects.toThrow(
       /\(TEST_POSTGRES_URL\) cannot be used/,
     );

@@ -6,9 +6,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { assertNodeVersion, ensureDependencies } from './toolchain.ts';
+import { repoRoot as root } from '../lib/paths.ts';
 
 assertNodeVersion();
-const root = new URL('../..', import.meta.url).pathname;
 const log = (line: string) => console.log(`\n[atrium test] ${line}`);
 ensureDependencies(root, log);
 

@@ -5,8 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { deploymentRealm } from '../keycloak/deployment-realm.ts';
-
-const root = join(import.meta.dirname, '../..');
+import { repoRoot as root } from '../lib/paths.ts';
 
 /** Where the shell lives in the local cluster overlay (`*.localhost` resolves to loopback). */
 export const LOCAL_SHELL_ORIGIN = 'http://atrium.localhost';

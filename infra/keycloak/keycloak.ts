@@ -16,14 +16,15 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { connect } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findJava } from './java-runtime.ts';
 import { ensureKeycloakDistribution, KEYCLOAK_VERSION } from './keycloak-distribution.ts';
 import { ATRIUM_REALM, ATRIUM_REALM_FILE, realmFileFingerprint } from './realm-file.ts';
-
-const REPO_ROOT = resolve(import.meta.dirname, '../..');
+import { keycloakAdminCredentials } from '../lib/keycloak-admin.ts';
+import { dataDir as DATA_DIR } from '../lib/paths.ts';
+import { isPortOpen } from '../lib/ports.ts';
+import { waitUntil } from '../lib/wait.ts';
 
 /** The project's Keycloak themes, one folder each (`atrium`: the realm's login theme). */
 export const ATRIUM_THEMES_DIR = join(import.meta.dirname, 'themes');
@@ -108,10 +109,9 @@ export async function ensureKeycloak(options: EnsureKeycloakOptions = {}): Promi
 
   const java = findJava();
   const distDir = await ensureKeycloakDistribution({ log });
-  const dataDir = resolve(options.dataDir ?? join(REPO_ROOT, '.data', 'keycloak'));
+  const dataDir = resolve(options.dataDir ?? join(DATA_DIR, 'keycloak'));
   const logFile = resolve(
-    options.logFile ??
-      (options.dataDir ? join(dataDir, 'keycloak.log') : join(REPO_ROOT, '.data', 'keycloak.log')),
+    options.logFile ?? (options.dataDir ? join(dataDir, 'keycloak.log') : join(DATA_DIR, 'keycloak.log')),
   );
   const home = prepareHome(distDir, dataDir, log);
 
@@ -139,8 +139,8 @@ export async function ensureKeycloak(options: EnsureKeycloakOptions = {}): Promi
     env: {
       // Development defaults, used only when the master realm is first created; the caller's environment wins.
       // KEYCLOAK_ADMIN_* are the names .env.example and docker compose use.
-      KC_BOOTSTRAP_ADMIN_USERNAME: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
-      KC_BOOTSTRAP_ADMIN_PASSWORD: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
+      KC_BOOTSTRAP_ADMIN_USERNAME: keycloakAdminCredentials().username,
+      KC_BOOTSTRAP_ADMIN_PASSWORD: keycloakAdminCredentials().password,
       ...process.env,
       JAVA: java.executable,
       ...options.env,
@@ -241,25 +241,6 @@ async function servesRealm(issuer: string): Promise<boolean> {
   }
 }
 
-/** True when something accepts connections on the port, over IPv4 or IPv6 loopback. */
-function isPortOpen(port: number): Promise<boolean> {
-  const attempt = (host: string) =>
-    new Promise<boolean>((done) => {
-      const socket = connect({ host, port });
-      socket.setTimeout(1_000);
-      socket.once('connect', () => {
-        socket.destroy();
-        done(true);
-      });
-      socket.once('timeout', () => {
-        socket.destroy();
-        done(false);
-      });
-      socket.once('error', () => done(false));
-    });
-  return Promise.all([attempt('127.0.0.1'), attempt('::1')]).then(([v4, v6]) => v4 || v6);
-}
-
 async function waitUntilReady(options: {
   port: number;
   managementPort: number;
@@ -269,20 +250,26 @@ async function waitUntilReady(options: {
   isListening?: () => boolean;
   onTick?: () => void;
 }): Promise<void> {
-  const deadline = Date.now() + options.timeoutMs;
-  while (Date.now() < deadline) {
-    options.onTick?.();
-    if (!options.isAlive()) throw new Error('the Keycloak process exited.');
-    if (options.isListening?.() === false) {
-      await sleep(1_000);
-      continue;
-    }
-    if ((await readHealth(options.managementPort)) === 'UP' && (await servesRealm(options.issuer))) return;
-    await sleep(1_000);
-  }
-  throw new Error(
-    `no ready answer from http://localhost:${options.managementPort}/health/ready and ` +
-      `${options.issuer}/.well-known/openid-configuration within ${Math.round(options.timeoutMs / 1000)} s.`,
+  await waitUntil(
+    async () => {
+      options.onTick?.();
+      if (options.isListening?.() === false) return undefined;
+      return (await readHealth(options.managementPort)) === 'UP' && (await servesRealm(options.issuer))
+        ? true
+        : undefined;
+    },
+    {
+      timeoutMs: options.timeoutMs,
+      intervalMs: 1_000,
+      isAlive: options.isAlive,
+      failure: (reason) =>
+        new Error(
+          reason === 'exited'
+            ? 'the Keycloak process exited.'
+            : `no ready answer from http://localhost:${options.managementPort}/health/ready and ` +
+                `${options.issuer}/.well-known/openid-configuration within ${Math.round(options.timeoutMs / 1000)} s.`,
+        ),
+    },
   );
 }
 

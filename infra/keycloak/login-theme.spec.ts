@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ATRIUM_THEMES_DIR, linkThemes } from './keycloak.ts';
 import { ATRIUM_REALM_FILE } from './realm-file.ts';
+import { repoRoot as root } from '../lib/paths.ts';
 
-const root = join(import.meta.dirname, '../..');
 const login = join(ATRIUM_THEMES_DIR, 'atrium', 'login');
 
 /** A Java .properties file's key=value lines (comments and blank lines left out). */

@@ -1,8 +1,8 @@
 import { pbkdf2Sync, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ATRIUM_REALM, ATRIUM_REALM_FILE, resolveRealmPlaceholders } from './realm-file.ts';
+import { fromRoot } from '../lib/paths.ts';
 
 interface ProtocolMapper {
   protocolMapper: string;
@@ -414,7 +414,7 @@ describe('realm-atrium.json', () => {
     it('imports the demo users with hashes of their README passwords, never a plain value', () => {
       // Keycloak checks the policy on every plain password it sets, also on import (PasswordPolicyNotMetException
       // aborts the import), so the short demo passwords come as hashes, which it takes as they are.
-      const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+      const readme = readFileSync(fromRoot('README.md'), 'utf8');
       const documented = new Map(
         [...readme.matchAll(/^\| `(\w+)` +\| `(\w+)` +\| atrium-/gm)].map((m): [string, string] => [
           m[1]!,

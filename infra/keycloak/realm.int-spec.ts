@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { keycloakAdminToken } from '../lib/keycloak-admin.ts';
 import { deploymentRealm } from './deployment-realm.ts';
 import {
   generateDpopKeyPair,
   signInWithPassword,
   SignInError,
   tokenRequestProof,
-} from './password-sign-in.ts';
+} from '../testing/password-sign-in.ts';
 import { ATRIUM_REALM_FILE, resolveRealmPlaceholders } from './realm-file.ts';
 
 const issuer = inject('oidcIssuerUrl');
@@ -141,16 +142,7 @@ describe('the atrium realm refuses what an attacker would try', () => {
   const keycloakUrl = new URL(issuer).origin;
 
   /** An administrator's token from the master realm (the bootstrap admin ensureKeycloak set up). */
-  async function adminToken(): Promise<string> {
-    const response = await postForm(`${keycloakUrl}/realms/master/protocol/openid-connect/token`, {
-      grant_type: 'password',
-      client_id: 'admin-cli',
-      username: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
-      password: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
-    });
-    expect(response.status, 'master admin sign-in').toBe(200);
-    return ((await response.json()) as { access_token: string }).access_token;
-  }
+  const adminToken = () => keycloakAdminToken(keycloakUrl);
 
   it('refuses a password grant on admin-cli with a correct password, while alice still signs in', async () => {
     // admin-cli exists in every realm and takes passwords by default: a way around the login page (and its
@@ -216,15 +208,8 @@ describe('second factors on the real Keycloak', () => {
   const keycloakUrl = new URL(issuer).origin;
 
   async function admin(path: string): Promise<unknown> {
-    const token = await postForm(`${keycloakUrl}/realms/master/protocol/openid-connect/token`, {
-      grant_type: 'password',
-      client_id: 'admin-cli',
-      username: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
-      password: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
-    });
-    const { access_token } = (await token.json()) as { access_token: string };
     const response = await fetch(`${keycloakUrl}/admin/realms/atrium${path}`, {
-      headers: { authorization: `Bearer ${access_token}` },
+      headers: { authorization: `Bearer ${await keycloakAdminToken(keycloakUrl)}` },
     });
     expect(response.status, path).toBe(200);
     return response.json();
@@ -304,14 +289,8 @@ describe('the realm as imported outside development (deployment-realm.ts), on th
   let headers: Record<string, string> = {};
 
   beforeAll(async () => {
-    const token = await postForm(`${keycloakUrl}/realms/master/protocol/openid-connect/token`, {
-      grant_type: 'password',
-      client_id: 'admin-cli',
-      username: process.env.KEYCLOAK_ADMIN_USERNAME ?? 'admin',
-      password: process.env.KEYCLOAK_ADMIN_PASSWORD ?? 'admin',
-    });
     headers = {
-      authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}`,
+      authorization: `Bearer ${await keycloakAdminToken(keycloakUrl)}`,
       'content-type': 'application/json',
     };
     // As a deployment's import resolves it: its own client secrets, nothing else set.

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
-import { createTemporaryDatabase, type TemporaryDatabase } from '../testing/postgres.ts';
+import { createTemporaryDatabase, type TemporaryDatabase } from '../lib/postgres.ts';
+import { repoRoot as root } from '../lib/paths.ts';
 
-const root = join(import.meta.dirname, '../..');
 const apiDir = join(root, 'services/api');
 const script = join(import.meta.dirname, 'db-bootstrap.sql');
 const adminUrl = inject('postgresAdminUrl');

@@ -5,7 +5,7 @@
 //   node infra/release-store/publish-bundled.ts --store-only  only lay the releases out in the store folder
 //                                                             (the Kubernetes release store's init container)
 // Configuration is the release CLI's (ATRIUM_RELEASE_STORE_DIR, ATRIUM_RELEASE_STORE_URL, ATRIUM_API_URL,
-// ATRIUM_ISSUER_URL, ATRIUM_DEPLOYER_SECRET; see infra/release/release.ts) and ATRIUM_PLATFORM_SECRET, the
+// ATRIUM_ISSUER_URL, ATRIUM_DEPLOYER_SECRET; see tools/release-cli/src/release.ts) and ATRIUM_PLATFORM_SECRET, the
 // secret of atrium-platform, which creates the remotes and owns the admin console.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';

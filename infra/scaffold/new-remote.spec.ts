@@ -1,4 +1,4 @@
-import { REMOTE_NAME_RULE } from '../../shell/sdk/src/generated/remote-rules.ts';
+import { REMOTE_NAME_RULE } from '@atrium/sdk/remote-rules';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { FIRST_REMOTE_DEV_PORT } from '../../shell/sdk/build/remote-config.ts';
+import { FIRST_REMOTE_DEV_PORT } from '@atrium/sdk/build';
 import { remoteNameProblem } from './remote-name.ts';
 
 /** The template every new remote is made from; its files end in `.tmpl` so no tool takes them for code. */

@@ -1,4 +1,4 @@
-import { remoteNameProblem as ruleProblem } from '../../shell/sdk/src/generated/remote-rules.ts';
+import { remoteNameProblem as ruleProblem } from '@atrium/sdk/remote-rules';
 
 /**
  * Why `name` cannot name a new remote, or undefined. A remote's name is its registry name, its Module

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensurePostgres, type PostgresServer } from '../dev/system-parts.ts';
 import { ensureKeycloak, type KeycloakHandle } from '../keycloak/keycloak.ts';
-import { createTemporaryDatabase, type TemporaryDatabase } from './postgres.ts';
+import { createTemporaryDatabase, type TemporaryDatabase } from '../lib/postgres.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

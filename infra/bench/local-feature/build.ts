@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { rspack, type RspackOptions, type Stats } from '@rspack/core';
-import shellConfig from '../../../shell/app/rspack.config.ts';
+import shellConfig from '@atrium/shell/rspack.config';
 import type { LocalRemote } from './local-remote.ts';
+import { repoRoot } from '../../lib/paths.ts';
 
-const repoRoot = resolve(import.meta.dirname, '../../..');
 const shellSource = join(repoRoot, 'shell/app/src');
 
 /** The shell modules the harness replaces, by the path they resolve to without the extension. */

@@ -119,9 +119,22 @@ interface KeycloakWalker {
 }
 
 const keycloakWalker = async (): Promise<KeycloakWalker> => {
-  const helper = new URL('../../../infra/keycloak/password-sign-in.ts', import.meta.url).href;
+  const helper = new URL('../../../infra/testing/password-sign-in.ts', import.meta.url).href;
   return (await import(/* @vite-ignore */ helper)) as KeycloakWalker;
 };
+
+/**
+ * An access token of the master realm's bootstrap administrator (KEYCLOAK_ADMIN_USERNAME / _PASSWORD, default
+ * admin / admin) from the Keycloak at `keycloakUrl`, by the stack's helper (infra/lib/keycloak-admin.ts), loaded
+ * at run time like the walker above.
+ */
+export async function keycloakAdminToken(keycloakUrl: string): Promise<string> {
+  const helper = new URL('../../../infra/lib/keycloak-admin.ts', import.meta.url).href;
+  const { keycloakAdminToken: token } = (await import(/* @vite-ignore */ helper)) as {
+    keycloakAdminToken: (url: string) => Promise<string>;
+  };
+  return token(keycloakUrl);
+}
 
 /**
  * A real user's DPoP-bound access token from Keycloak (Authorization Code + PKCE through the login form, and

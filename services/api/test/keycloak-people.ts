@@ -1,3 +1,5 @@
+import { keycloakAdminToken } from './integration-context.js';
+
 /**
  * Temporary people in the real Keycloak realm, made through its admin REST API (as the realm's bootstrap
  * administrator, KEYCLOAK_ADMIN_USERNAME / KEYCLOAK_ADMIN_PASSWORD, default admin / admin) for tests that need
@@ -27,18 +29,7 @@ export async function keycloakPeople(issuer: string): Promise<KeycloakPeople> {
   const issuerUrl = new URL(issuer);
   const realm = issuerUrl.pathname.split('/').at(-1)!;
   const base = issuerUrl.origin;
-  const tokenResponse = await fetch(`${base}/realms/master/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'password',
-      client_id: 'admin-cli',
-      username: process.env['KEYCLOAK_ADMIN_USERNAME'] ?? 'admin',
-      password: process.env['KEYCLOAK_ADMIN_PASSWORD'] ?? 'admin',
-    }),
-  });
-  if (!tokenResponse.ok) throw new Error(`Keycloak admin sign-in answered ${tokenResponse.status}`);
-  const { access_token: adminToken } = (await tokenResponse.json()) as { access_token: string };
+  const adminToken = await keycloakAdminToken(base);
   const admin = async (method: string, path: string, body?: unknown): Promise<Response> => {
     const response = await fetch(`${base}/admin/realms/${realm}${path}`, {
       method,

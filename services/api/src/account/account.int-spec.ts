@@ -7,6 +7,7 @@ import {
   countRows,
   fetchClientToken,
   fetchDeployerToken,
+  keycloakAdminToken,
   openAccountAction,
   openAuthorization,
   runAccountAction,
@@ -35,17 +36,7 @@ function masterAdmin(): (method: string, path: string, body?: unknown) => Promis
   let token: { value: string; takenAt: number } | undefined;
   const fresh = async () => {
     if (token && Date.now() - token.takenAt < 30_000) return token.value;
-    const response = await fetch(`${keycloakBase}/realms/master/protocol/openid-connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'password',
-        client_id: 'admin-cli',
-        username: process.env['KEYCLOAK_ADMIN_USERNAME'] ?? 'admin',
-        password: process.env['KEYCLOAK_ADMIN_PASSWORD'] ?? 'admin',
-      }),
-    });
-    const { access_token: value } = (await response.json()) as { access_token: string };
+    const value = await keycloakAdminToken(keycloakBase);
     token = { value, takenAt: Date.now() };
     return value;
   };

@@ -36,3 +36,14 @@ export async function createTemporaryDatabase(prefix: string, adminUrl: string):
     },
   };
 }
+
+/** Runs one statement on a fresh connection and returns its rows. */
+export async function queryRows(url: string, sql: string): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as Record<string, unknown>[];
+  } finally {
+    await client.end();
+  }
+}

@@ -1,3 +1,4 @@
+// Child processes of the dev and test stack: long-running servers with a log file, and commands run to the end.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, mkdirSync } from 'node:fs';
@@ -45,6 +46,40 @@ export function startProcess(options: StartProcessOptions): ManagedProcess {
   };
 }
 
+/**
+ * Runs a command to completion and resolves with its exit code and output (stdout and stderr as they came).
+ * `echo` also shows the output as it comes; `onLine` sees each line of stdout (e.g. to keep figures it prints).
+ */
+export async function capture(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; echo?: boolean; onLine?: (line: string) => void },
+): Promise<{ code: number; output: string }> {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let pending = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (options.echo) process.stdout.write(chunk);
+    output += chunk.toString();
+    if (!options.onLine) return;
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) options.onLine(line);
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    if (options.echo) process.stderr.write(chunk);
+    output += chunk.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (pending) options.onLine?.(pending);
+  return { code: code ?? 1, output };
+}
+
 /** Runs a command to completion, streaming its output, and rejects with a readable message on failure. */
 export async function run(
   command: string,
@@ -65,25 +100,4 @@ export async function run(
       `\`${command} ${args.join(' ')}\` failed with exit code ${code}.\n${output.slice(-4000)}`,
     );
   }
-}
-
-/** Polls a URL until it answers 2xx, or fails with `hint` after `timeoutMs`. */
-export async function waitForHttp(
-  url: string,
-  options: { timeoutMs: number; hint: string; isAlive?: () => boolean },
-): Promise<void> {
-  const deadline = Date.now() + options.timeoutMs;
-  let last = 'no answer yet';
-  while (Date.now() < deadline) {
-    if (options.isAlive && !options.isAlive()) break;
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      if (response.ok) return;
-      last = `HTTP ${response.status}`;
-    } catch (error) {
-      last = error instanceof Error ? error.message : String(error);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error(`${url} did not become ready (${last}). ${options.hint}`);
 }
