@@ -196,13 +196,20 @@ test('deleting the account: the username typed, the password again and a confirm
 
   // Back in the shell, the page still holds the person's access token, valid for a while: it calls /api/me as it
   // boots and is refused; nothing about the person is written again, and the shell sends the browser to sign in.
-  const me = page.waitForResponse(
-    (response) => response.url() === `${API}/api/me` && response.request().method() === 'GET',
-  );
+  // The refusal is read as it passes through (route.fetch sends the page's own request, proof included): the
+  // shell leaves for the sign-in page at once, and Chromium drops the body of a response the page navigated away
+  // from, so reading it after the fact races that navigation.
+  const refused = new Promise<{ status: number; code: string }>((resolve) => {
+    void page.route(`${API}/api/me`, async (route) => {
+      if (route.request().method() !== 'GET') return route.fallback();
+      const response = await route.fetch();
+      const body = (await response.json()) as { code: string };
+      resolve({ status: response.status(), code: body.code });
+      await route.fulfill({ response });
+    });
+  });
   await page.goto('/profile');
-  const refused = await me;
-  expect(refused.status()).toBe(401);
-  expect(((await refused.json()) as { code: string }).code).toBe('account_deleted');
+  expect(await refused).toEqual({ status: 401, code: 'account_deleted' });
   await expect(page).toHaveURL(LOGIN_PAGE, { timeout: 90_000 });
   expect(await query('select id from user_profile where id = $1', [person.id])).toHaveLength(0);
 
