@@ -5,7 +5,7 @@ import pg from 'pg';
 import { platformCredentialsFromEnv, releaseTargetFromEnv } from '../infra/release/publish-release.ts';
 import { getDeployerToken } from '../infra/release/registry-client.ts';
 import { rolloutStep } from '../infra/release/rollout-client.ts';
-import { cohortBucket } from '../services/api/src/registry/cohort.ts';
+import { cohortBucket } from '../services/api/src/rollout/cohort.ts';
 import { createPerson, type TestPerson } from './support/keycloak-admin.ts';
 import { openAs, signInAtKeycloak } from './support/keycloak.ts';
 import {

@@ -7,9 +7,9 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { countRows, fetchDeployerToken } from '../../test/integration-context.js';
-import { type AccessTokenClaims, toAuthenticatedUser } from '../auth/access-token.js';
-import type { DatabaseTarget } from '../config/app-config.js';
-import { ormOptions } from '../database/orm-options.js';
+import { type AccessTokenClaims, toAuthenticatedUser } from '../auth/index.js';
+import type { DatabaseTarget } from '../config/index.js';
+import { ormOptions } from '../database/index.js';
 import { MeService } from './me.service.js';
 import { UserProfile } from './user-profile.entity.js';
 
