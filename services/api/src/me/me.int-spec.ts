@@ -35,7 +35,9 @@ describe.each([
 
   async function readRow(database: DatabaseTarget, id: string) {
     // A separate ORM: proves the row is in the database, not in the app's identity map.
-    const orm = await MikroORM.init(ormOptions(database, { allowGlobalContext: true }));
+    const orm = await MikroORM.init(
+      ormOptions(database, { allowGlobalContext: true, entities: [UserProfile] }),
+    );
     try {
       return await orm.em.fork().findOne(UserProfile, { id });
     } finally {
