@@ -19,6 +19,25 @@
 const SHELL = '^shell/app/src/';
 const SPEC = '\\.spec\\.tsx?$';
 
+// The API (services/api/src, docs/architecture.md) is modules in layers, each building only on those below it;
+// the files at the top (app.module.ts, create-app.ts, main.ts, entities.ts...) compose them. common/ is a kit
+// of small public files, not a module. Specs may boot the whole app as the top files do, so the layer rules
+// leave them out; they too import another module only through its index.ts.
+const API = '^services/api/src/';
+const API_LAYERS = [
+  ['config', 'metrics'],
+  ['common', 'tracing'],
+  ['database', 'auth'],
+  ['audit'],
+  ['registry', 'account', 'health'],
+  ['rollout', 'me', 'dev-overrides'],
+  ['telemetry'],
+];
+const API_SPEC = '\\.(int-)?spec\\.ts$';
+const API_MODULES = API_LAYERS.flat().filter((name) => name !== 'common');
+/** Dependency-free files `npm run contract` copies into the sdk: the wire's rules, below every layer. */
+const API_WIRE_RULES = `${API}(registry/remote-rules|telemetry/telemetry-rules|dev-overrides/dev-override-rules|auth/role-names)\\.ts$`;
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -99,15 +118,43 @@ module.exports = {
       to: { path: `${SHELL}remote-loading/(catalogue/|remote-slot)` },
     },
     {
-      // TODO(issue 23, "the API's modules"): the API's module boundaries are redesigned separately; once they
-      // are, make this an error and add the rules that keep each module's internals its own (today
-      // database/entities.ts imports the entities of five modules, config/env.schema.ts imports dev-overrides).
       name: 'api-no-circular',
-      severity: 'warn',
+      severity: 'error',
       comment: 'Modules in a cycle can only be understood, loaded and tested together.',
-      from: { path: '^services/api/src/' },
+      from: { path: API },
       to: { circular: true },
     },
+    {
+      name: 'api-module-public-file',
+      severity: 'error',
+      comment:
+        'Another module is imported through its public file, index.ts, and nothing else of it: what is not ' +
+        "exported there is the owner's to change. (The dependency-free wire rules the contract copies to the " +
+        'sdk, API_WIRE_RULES, are public as they are.)',
+      from: { path: `${API}([^/]+)` },
+      to: {
+        path: `${API}(${API_MODULES.join('|')})/`,
+        pathNot: [`${API}$1/`, '/index\\.ts$', API_WIRE_RULES],
+      },
+    },
+    ...API_LAYERS.map((layer, index) => ({
+      name: `api-layer-${layer.join('-')}`,
+      severity: 'error',
+      comment:
+        'An import running back up: this module builds on the ones below it (API_LAYERS) and knows nothing ' +
+        'above it. Move what both need down, or hand it over through an interface the lower module defines ' +
+        '(as registry/canaries.ts and account/subject-erasure.ts do).',
+      from: { path: `${API}(${layer.join('|')})/`, pathNot: API_SPEC },
+      to: {
+        path: [
+          `${API}(${API_LAYERS.slice(index + 1)
+            .flat()
+            .join('|')})/`,
+          `${API}[^/]+\\.ts$`,
+        ],
+        pathNot: API_WIRE_RULES,
+      },
+    })),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,17 +1,17 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { AccountModule } from './account/account.module.js';
-import { AuditModule } from './audit/audit.module.js';
-import { AuthModule } from './auth/auth.module.js';
+import { AccountModule } from './account/index.js';
+import { AuditModule } from './audit/index.js';
+import { AuthModule } from './auth/index.js';
+import { type AppConfig, ConfigModule } from './config/index.js';
+import { DatabaseModule } from './database/index.js';
+import { DevOverridesModule } from './dev-overrides/index.js';
+import { HealthModule } from './health/index.js';
+import { MeModule } from './me/index.js';
+import { RegistryModule } from './registry/index.js';
+import { RolloutModule } from './rollout/index.js';
+import { TelemetryModule } from './telemetry/index.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
-import type { AppConfig } from './config/app-config.js';
-import { ConfigModule } from './config/config.module.js';
-import { DatabaseModule } from './database/database.module.js';
-import { DevOverridesModule } from './dev-overrides/dev-overrides.module.js';
-import { HealthModule } from './health/health.module.js';
-import { MeModule } from './me/me.module.js';
-import { RegistryModule } from './registry/registry.module.js';
-import { TelemetryModule } from './telemetry/telemetry.module.js';
 import { SchemaValidationPipe } from './common/validation/schema-validation.pipe.js';
 
 /** Root module; built from an already validated configuration so that tests can boot it with their own. */
@@ -27,6 +27,7 @@ export class AppModule {
         HealthModule,
         MeModule,
         RegistryModule,
+        RolloutModule,
         TelemetryModule,
         AuditModule,
         AccountModule,

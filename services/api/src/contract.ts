@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { loadConfig } from './config/env.schema.js';
+import { loadConfig } from './config/index.js';
 import { createApp } from './create-app.js';
 import { describeApi } from './common/openapi/openapi-document.js';
 

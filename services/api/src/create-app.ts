@@ -16,8 +16,8 @@ import { describeApi } from './common/openapi/openapi-document.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
 import { setResponseHeaders } from './common/http/response-headers.js';
 import { createRootLogger, PinoNestLogger, requestIdOf, withRequestId } from './common/logging/logger.js';
-import type { AppConfig } from './config/app-config.js';
-import { instrumentRequests, observeUnroutedRequest } from './metrics/metrics.js';
+import type { AppConfig } from './config/index.js';
+import { instrumentRequests, observeUnroutedRequest } from './metrics/index.js';
 
 // Profile, preference and publish bodies are tiny; a small limit turns abuse into a cheap 413.
 const BODY_LIMIT_BYTES = 64 * 1024;
@@ -83,7 +83,7 @@ export async function createApp(
   });
   instrumentRequests(fastify);
   // Loaded only with tracing on: without it, no request pays for the hook.
-  if (config.tracing) (await import('./tracing/request-spans.js')).annotateRequestSpans(fastify);
+  if (config.tracing) (await import('./tracing/index.js')).annotateRequestSpans(fastify);
   app.setGlobalPrefix('api');
   // @fastify/cors on the Fastify instance itself: there is no Nest middleware for it to run before.
   void fastify.register(fastifyCors, {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { ConfigError, ensureDatabaseDirectory, loadConfig } from './config/env.schema.js';
+import { ConfigError, ensureDatabaseDirectory, loadConfig } from './config/index.js';
 
 let config;
 try {
@@ -14,11 +14,11 @@ try {
 // Tracing patches `http` and `pg` as they load, so it starts before the application's modules are imported:
 // they are imported below, after it (tracing/tracing.ts).
 const tracing = config.tracing
-  ? (await import('./tracing/tracing.js')).startTracing(config.tracing, new Logger('Tracing'))
+  ? (await import('./tracing/index.js')).startTracing(config.tracing, new Logger('Tracing'))
   : undefined;
 const { createApp } = await import('./create-app.js');
-const { migrateDatabase } = await import('./database/migrate-database.js');
-const { startMetricsServer } = await import('./metrics/metrics.js');
+const { migrateDatabase } = await import('./database/index.js');
+const { startMetricsServer } = await import('./metrics/index.js');
 
 ensureDatabaseDirectory(config);
 const logger = new Logger('Bootstrap');

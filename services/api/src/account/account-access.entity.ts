@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
-import { MAX_NAME_LENGTH } from '../auth/access-token.js';
+import { MAX_NAME_LENGTH } from '../auth/index.js';
 
 /**
  * A person's own token for Keycloak's account API, which Keycloak issued to the API when the person signed in

@@ -2,13 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
 import { decodeJwt } from 'jose';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import {
-  AccountAccessRequiredError,
-  IdentityAdminUnavailableError,
-  ValidationFailedError,
-} from '../common/errors/domain-errors.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import type { AuthenticatedUser } from '../auth/index.js';
+import { AccountAccessRequiredError, IdentityAdminUnavailableError } from './account.errors.js';
+import { ValidationFailedError } from '../common/errors/domain-errors.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
 import { AccountAccess } from './account-access.entity.js';
 import { SealedBox } from './sealed-box.js';
 import { subjectHash } from './subject-erasure.js';

@@ -1,9 +1,8 @@
 import { Body, Controller, Get, Post, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
+import { type AuthenticatedUser, CurrentUser } from '../auth/index.js';
+import { RequestContextInterceptor } from '../database/index.js';
 import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
-import { RequestContextInterceptor } from '../database/request-context.interceptor.js';
 import {
   type AccountAccessGrant,
   accountAccessGrantSchema,

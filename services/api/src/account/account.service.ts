@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import { requirePersonalSession } from '../auth/personal-session.js';
-import { AccountAccessRequiredError } from '../common/errors/domain-errors.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { type AuthenticatedUser, requirePersonalSession } from '../auth/index.js';
+import { AccountAccessRequiredError } from './account.errors.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
 import { AccountAccessService } from './account-access.service.js';
 import {
   type AccountActivity,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { IdentityAdminUnavailableError } from '../common/errors/domain-errors.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { IdentityAdminUnavailableError } from './account.errors.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
 
 /** A sign-in session of the person, as Keycloak's account API lists it (`SessionRepresentation`). */
 export interface AccountApiSession {

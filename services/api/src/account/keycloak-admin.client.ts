@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { IdentityAdminUnavailableError } from '../common/errors/domain-errors.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
+import { IdentityAdminUnavailableError } from './account.errors.js';
 
 /** A login event (`EventRepresentation`): sign-ins, failures, credential changes. */
 export interface KeycloakEvent {

@@ -5,8 +5,8 @@ import { MikroORM } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
-import { AuditEvent } from '../audit/audit-event.entity.js';
-import { UserProfile } from '../me/user-profile.entity.js';
+import { AuditEvent } from '../audit/index.js';
+import { UserProfile } from '../me/index.js';
 import { type KeycloakAdminEvent, KeycloakAdminClient, type KeycloakEvent } from './keycloak-admin.client.js';
 import { KeycloakEventsPoller } from './keycloak-events.poller.js';
 

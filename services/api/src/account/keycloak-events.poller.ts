@@ -7,8 +7,8 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { EntityManager, LockMode, MikroORM } from '@mikro-orm/core';
-import { AuditService, type AuditRecord } from '../audit/audit.service.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { type AuditRecord, AuditService } from '../audit/index.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
 import { ErasedSubject } from './erased-subject.entity.js';
 import {
   EVENTS_PAGE_SIZE,

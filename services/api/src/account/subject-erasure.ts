@@ -2,12 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import { AuditEvent } from '../audit/audit-event.entity.js';
-import { AuditService } from '../audit/audit.service.js';
-import { AccountDeletedError } from '../common/errors/domain-errors.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { UserProfile } from '../me/user-profile.entity.js';
+import type { AuthenticatedUser } from '../auth/index.js';
+import { AuditEvent, AuditService } from '../audit/index.js';
+import { AccountDeletedError } from './account.errors.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
 import { AccountAccess } from './account-access.entity.js';
 import { ErasedSubject } from './erased-subject.entity.js';
 
@@ -16,6 +14,13 @@ export const userTarget = (userId: string): string => `user:${userId}`;
 
 /** SHA-256 (hex) of a subject: how a deleted account is recognised without keeping its id. */
 export const subjectHash = (sub: string): string => createHash('sha256').update(sub).digest('hex');
+
+/**
+ * What another module keeps about a person, removed inside the erasure's transaction: the module that keeps it
+ * hands it over once, at start-up ({@link SubjectErasure.alsoErase}; the profile module does), so this module
+ * knows nothing of it.
+ */
+export type SubjectEraser = (em: EntityManager, sub: string) => Promise<unknown>;
 
 /**
  * The one place that erases a person and that refuses to bring them back. Keycloak deletes the account (the
@@ -27,10 +32,17 @@ export const subjectHash = (sub: string): string => createHash('sha256').update(
  */
 @Injectable()
 export class SubjectErasure {
+  private readonly erasers: SubjectEraser[] = [];
+
   constructor(
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** Adds what `eraser` removes to every erasure (called once, at start-up, by the module that keeps it). */
+  alsoErase(eraser: SubjectEraser): void {
+    this.erasers.push(eraser);
+  }
 
   /**
    * Inside the caller's transaction: throws AccountDeletedError when `user`'s subject was erased. Only the
@@ -45,8 +57,8 @@ export class SubjectErasure {
   }
 
   /**
-   * Inside the caller's transaction: removes the profile (with the preferences) and the account tokens of
-   * `sub`, re-labels the audit rows about them with an anonymous id, records `account.deleted` under it and
+   * Inside the caller's transaction: removes what the other modules keep about `sub` (the profile, with the
+   * preferences: {@link alsoErase}) and the account tokens of `sub`, re-labels the audit rows about them with an anonymous id, records `account.deleted` under it and
    * keeps the SHA-256 of `sub` with that id. Idempotent: a subject erased before keeps its id. Returns the id.
    */
   async erase(em: EntityManager, sub: string, at: Date): Promise<string> {
@@ -54,7 +66,7 @@ export class SubjectErasure {
     const hash = subjectHash(sub);
     const known = await em.findOne(ErasedSubject, { subjectHash: hash });
     const anonymousId = known?.anonymousId ?? `anonymous-${randomBytes(8).toString('hex')}`;
-    await em.nativeDelete(UserProfile, { id: sub });
+    for (const eraser of this.erasers) await eraser(em, sub);
     await em.nativeDelete(AccountAccess, { subjectHash: hash });
     await em.nativeUpdate(
       AuditEvent,

@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
-import { MAX_NAME_LENGTH } from '../auth/access-token.js';
+import { MAX_NAME_LENGTH } from '../auth/index.js';
 
 /**
  * Something someone changed, written in the same transaction as the change itself. Read newest first, a page

@@ -7,7 +7,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
 import { AuditEvent } from './audit-event.entity.js';
 
 const DAY_MS = 86_400_000;

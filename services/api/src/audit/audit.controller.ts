@@ -1,10 +1,10 @@
 import { Controller, Get, Query, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Roles } from '../auth/roles.decorator.js';
+import { ADMIN_ROLE, Roles } from '../auth/index.js';
+import { RequestContextInterceptor } from '../database/index.js';
 import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
 import { type AuditQuery, auditPageSchema, auditQuerySchema } from './audit.schemas.js';
 import { type AuditPage, AuditService } from './audit.service.js';
-import { RequestContextInterceptor } from '../database/request-context.interceptor.js';
 
 @ApiTags('audit')
 @Controller('audit')
@@ -13,7 +13,7 @@ export class AuditController {
   constructor(private readonly audit: AuditService) {}
 
   @Get()
-  @Roles('atrium-admin')
+  @Roles(ADMIN_ROLE)
   @ApiOperation({
     summary: 'Audit events, newest first, a page at a time (keyset: pass nextCursor back as before)',
   })

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_NAME_LENGTH } from '../auth/access-token.js';
+import { MAX_NAME_LENGTH } from '../auth/index.js';
 
 /**
  * Where a page of the audit log starts: just after (older than) the entry at `occurredAt` with `id`. Sent as

@@ -8,8 +8,8 @@ import {
   type JWK,
   jwtVerify,
 } from 'jose';
-import { InvalidDpopProofError } from '../common/errors/domain-errors.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { InvalidDpopProofError } from './auth.errors.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
 import { ProofReplayCache } from './proof-replay-cache.js';
 
 /**

@@ -4,12 +4,12 @@ import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import {
   type AuthScheme,
-  DomainError,
   DpopRequiredError,
   InvalidRequestError,
   InvalidTokenError,
   UnauthenticatedError,
-} from '../common/errors/domain-errors.js';
+} from './auth.errors.js';
+import { DomainError } from '../common/errors/domain-errors.js';
 import type { AuthenticatedUser } from './access-token.js';
 import { DpopProofVerifier } from './dpop-proof-verifier.js';
 import { IS_PUBLIC_KEY } from './public.decorator.js';

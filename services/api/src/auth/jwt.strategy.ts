@@ -2,8 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { IncomingMessage } from 'node:http';
 import { Strategy } from 'passport-jwt';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { DomainError, InvalidTokenError } from '../common/errors/domain-errors.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
+import { DomainError } from '../common/errors/domain-errors.js';
+import { InvalidTokenError } from './auth.errors.js';
 import {
   type AccessTokenClaims,
   type AuthenticatedUser,

@@ -1,5 +1,5 @@
-import { PersonalSessionRequiredError } from '../common/errors/domain-errors.js';
-import type { AppConfig } from '../config/app-config.js';
+import { PersonalSessionRequiredError } from './auth.errors.js';
+import type { AppConfig } from '../config/index.js';
 import type { AuthenticatedUser } from './access-token.js';
 
 /**

@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { InsufficientScopeError } from '../common/errors/domain-errors.js';
+import { InsufficientScopeError } from './auth.errors.js';
 import type { AuthenticatedUser } from './access-token.js';
 import { REQUIRED_ROLES_KEY } from './roles.decorator.js';
 import { RouteMetadata } from './route-metadata.js';

@@ -6,9 +6,9 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { InvalidTokenError, IssuerUnavailableError } from '../common/errors/domain-errors.js';
-import { countJwksFetch } from '../metrics/metrics.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
+import { InvalidTokenError, IssuerUnavailableError } from './auth.errors.js';
+import { countJwksFetch } from '../metrics/index.js';
 
 const FETCH_TIMEOUT_MS = 5_000;
 const FIRST_RETRY_MS = 1_000;

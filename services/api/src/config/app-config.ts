@@ -1,5 +1,5 @@
 import type { LogLevel } from '@nestjs/common';
-import type { TRACE_SAMPLERS } from './env.schema.js';
+import type { TRACE_SAMPLERS } from './variables.js';
 
 /** Where the API keeps its data; chosen from `DATABASE_URL`. */
 export type DatabaseTarget =
@@ -78,7 +78,7 @@ export interface AppConfig {
   /** Field telemetry from the shell: how long its aggregates are kept, how often one person may report. */
   readonly telemetry: { readonly retentionDays: number; readonly reportsPerMinute: number };
   /**
-   * When a canary is rolled back automatically (telemetry/rollback-policy.ts): each side has at least
+   * When a canary is rolled back automatically (rollout/rollback-policy.ts): each side has at least
    * `minSamples` loads from at least `minReporters` people, the canary's failure rate exceeds stable's by more
    * than `minDifference`, and the one-sided two-proportion z statistic exceeds `z`. Each person counts for at
    * most `maxLoadsPerPerson` loads of a side per `personWindowMinutes`.

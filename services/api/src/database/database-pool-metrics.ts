@@ -1,7 +1,7 @@
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/core';
 import type { Pool } from 'pg';
-import { type DatabasePoolState, watchDatabasePool } from '../metrics/metrics.js';
+import { type DatabasePoolState, watchDatabasePool } from '../metrics/index.js';
 
 /**
  * How to read a driver's native client (MikroORM 7's `getNativeClient()`): on PostgreSQL the `pg` pool behind

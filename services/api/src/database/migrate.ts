@@ -1,4 +1,4 @@
-import { ConfigError, ensureDatabaseDirectory, loadDatabaseTarget } from '../config/env.schema.js';
+import { ConfigError, ensureDatabaseDirectory, loadDatabaseTarget } from '../config/index.js';
 import { migrateDatabase } from './migrate-database.js';
 
 // `npm run migrate`: applies pending migrations to DATABASE_URL and says what it did. It reads DATABASE_URL

@@ -3,8 +3,7 @@ import { type Options } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { SqliteDriver } from '@mikro-orm/sqlite';
-import type { DatabaseTarget } from '../config/app-config.js';
-import { ENTITIES } from './entities.js';
+import type { DatabaseTarget } from '../config/index.js';
 
 /**
  * Folder holding one driver's migrations and snapshot (see docs/adr/0002-migrations-per-driver.md).
@@ -17,11 +16,16 @@ export function migrationsPath(
   return join(baseDir, 'migrations', driver);
 }
 
-/** MikroORM options for a database target; the only place that knows both drivers. */
+/**
+ * MikroORM options for a database target; the only place that knows both drivers. They name no entity: the
+ * running API gets them from the modules (`autoLoadEntities`, database.module.ts), applying migrations needs
+ * none (the migrations are SQL), and whoever needs entities beyond that passes them in `overrides`
+ * (src/create-migration.ts passes src/entities.ts).
+ */
 export function ormOptions(database: DatabaseTarget, overrides: Partial<Options> = {}): Options {
   const common = {
-    entities: ENTITIES,
     extensions: [Migrator],
+    discovery: { warnWhenNoEntities: false },
     // Requests get their own EntityManager through RequestContext; a shared global one would leak state.
     allowGlobalContext: false,
     ensureDatabase: false,

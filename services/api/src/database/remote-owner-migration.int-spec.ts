@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/core';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import type { DatabaseTarget } from '../config/app-config.js';
+import type { DatabaseTarget } from '../config/index.js';
 import { adminQuery, databaseUrlFor } from '../../test/integration-context.js';
 import { ormOptions } from './orm-options.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
-import { ADMIN_ROLE, DEVELOPER_ROLE } from '../auth/role-names.js';
+import { ADMIN_ROLE, DEVELOPER_ROLE } from '../auth/index.js';
 import {
   devOverrideOriginAllowed,
   overriddenRemoteProblem,

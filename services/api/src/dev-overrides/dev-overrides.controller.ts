@@ -1,12 +1,9 @@
 import { Body, Controller, Delete, Get, Post, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
-import { DEVELOPER_ROLE } from '../auth/role-names.js';
-import { Roles } from '../auth/roles.decorator.js';
+import { type AuthenticatedUser, CurrentUser, DEVELOPER_ROLE, Roles } from '../auth/index.js';
+import { RequestContextInterceptor } from '../database/index.js';
 import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
-import { RequestContextInterceptor } from '../database/request-context.interceptor.js';
 import { DevOverridesService } from './dev-overrides.service.js';
 import {
   type DevOverride,

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module.js';
+import { AuditModule } from '../audit/index.js';
 import { DevOverridesController } from './dev-overrides.controller.js';
 import { DevOverridesService } from './dev-overrides.service.js';
 

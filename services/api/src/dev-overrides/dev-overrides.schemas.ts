@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { remoteNameSchema } from '../registry/registry.schemas.js';
+import { remoteNameSchema } from '../registry/index.js';
 import { DEV_SERVER_ENTRY_PATH } from './dev-override-rules.js';
 
 /** Body of `POST /api/dev-overrides`: which remote a developer's session loads from which dev server. */

@@ -1,12 +1,10 @@
 import { EntityManager } from '@mikro-orm/core';
 import { Inject, Injectable } from '@nestjs/common';
-import { AuditEvent } from '../audit/audit-event.entity.js';
-import { AuditService } from '../audit/audit.service.js';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import { ADMIN_ROLE } from '../auth/role-names.js';
-import { DevOverrideRefusedError } from '../common/errors/domain-errors.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { Remote } from '../registry/remote.entity.js';
+import { AuditEvent, AuditService } from '../audit/index.js';
+import { ADMIN_ROLE, type AuthenticatedUser } from '../auth/index.js';
+import { DevOverrideRefusedError } from './dev-overrides.errors.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
+import { Remote } from '../registry/index.js';
 import {
   devOverrideOriginAllowed,
   overriddenRemoteProblem,

@@ -2,9 +2,8 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { Public } from '../auth/public.decorator.js';
-import { SigningKeySource } from '../auth/signing-key-source.js';
-import { DatabaseHealth } from '../database/database-health.js';
+import { Public, SigningKeySource } from '../auth/index.js';
+import { DatabaseHealth } from '../database/index.js';
 import { ApiDocument, ApiPublic } from '../common/openapi/api-docs.decorators.js';
 
 const livenessSchema = z.object({ status: z.literal('ok') }).meta({ id: 'Liveness' });

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module.js';
+import { AuthModule } from '../auth/index.js';
 import { HealthController } from './health.controller.js';
 
 @Module({ imports: [AuthModule], controllers: [HealthController] })

@@ -1,11 +1,10 @@
 import { Body, Controller, Get, Put, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
+import { type AuthenticatedUser, CurrentUser } from '../auth/index.js';
+import { RequestContextInterceptor } from '../database/index.js';
 import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
 import { type MeDocument, MeService } from './me.service.js';
 import { meDocumentSchema, type Preferences, preferencesSchema } from './preferences.schema.js';
-import { RequestContextInterceptor } from '../database/request-context.interceptor.js';
 
 @ApiTags('me')
 @Controller('me')

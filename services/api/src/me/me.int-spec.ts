@@ -7,9 +7,9 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { countRows, fetchDeployerToken } from '../../test/integration-context.js';
-import { type AccessTokenClaims, toAuthenticatedUser } from '../auth/access-token.js';
-import type { DatabaseTarget } from '../config/app-config.js';
-import { ormOptions } from '../database/orm-options.js';
+import { type AccessTokenClaims, toAuthenticatedUser } from '../auth/index.js';
+import type { DatabaseTarget } from '../config/index.js';
+import { ormOptions } from '../database/index.js';
 import { MeService } from './me.service.js';
 import { UserProfile } from './user-profile.entity.js';
 
@@ -35,7 +35,9 @@ describe.each([
 
   async function readRow(database: DatabaseTarget, id: string) {
     // A separate ORM: proves the row is in the database, not in the app's identity map.
-    const orm = await MikroORM.init(ormOptions(database, { allowGlobalContext: true }));
+    const orm = await MikroORM.init(
+      ormOptions(database, { allowGlobalContext: true, entities: [UserProfile] }),
+    );
     try {
       return await orm.em.fork().findOne(UserProfile, { id });
     } finally {

@@ -1,7 +1,16 @@
 import { Module } from '@nestjs/common';
-import { AccountModule } from '../account/account.module.js';
+import { MikroOrmModule } from '@mikro-orm/nestjs';
+import { AccountModule } from '../account/index.js';
 import { MeController } from './me.controller.js';
 import { MeService } from './me.service.js';
+import { UserProfile } from './user-profile.entity.js';
 
-@Module({ imports: [AccountModule], controllers: [MeController], providers: [MeService] })
+/** The entities this module keeps: registered with the ORM here, listed for migrations in src/entities.ts. */
+export const ME_ENTITIES = [UserProfile];
+
+@Module({
+  imports: [MikroOrmModule.forFeature(ME_ENTITIES), AccountModule],
+  controllers: [MeController],
+  providers: [MeService],
+})
 export class MeModule {}

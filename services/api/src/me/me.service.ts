@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
-import { SubjectErasure } from '../account/subject-erasure.js';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import { preparedRead } from '../database/prepared-read.js';
+import { SubjectErasure } from '../account/index.js';
+import type { AuthenticatedUser } from '../auth/index.js';
+import { preparedRead } from '../database/index.js';
 import type { z } from 'zod';
 import type { meDocumentSchema, Preferences } from './preferences.schema.js';
 import { UserProfile } from './user-profile.entity.js';
@@ -13,14 +13,17 @@ export type MeDocument = z.output<typeof meDocumentSchema>;
 /**
  * Keeps each caller's profile in step with their token and owns their preferences. A profile is written only on
  * the write path, which first asks SubjectErasure whether Keycloak deleted the person: a token that outlives its
- * account cannot bring the profile back, while the steady read costs nothing more.
+ * account cannot bring the profile back, while the steady read costs nothing more. The erasure of a person
+ * removes their profile too: this service hands it that part at start-up.
  */
 @Injectable()
 export class MeService {
   constructor(
     private readonly em: EntityManager,
     private readonly erasure: SubjectErasure,
-  ) {}
+  ) {
+    erasure.alsoErase((em, sub) => em.nativeDelete(UserProfile, { id: sub }));
+  }
 
   /**
    * The caller's profile, created on first sight and refreshed from the token's claims afterwards. The

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ADMIN_ROLE } from '../auth/index.js';
 import { THEMES } from './user-profile.entity.js';
 
 /** Body of `PUT /api/me/preferences`; unknown fields are refused so that typos do not pass silently. */
@@ -28,7 +29,7 @@ export const meDocumentSchema = z
       username: 'ada',
       name: 'Ada Lovelace',
       email: 'ada@example.com',
-      roles: ['atrium-admin'],
+      roles: [ADMIN_ROLE],
       preferences: { theme: 'system' },
     },
   });

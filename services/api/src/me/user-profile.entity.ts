@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
-import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH, MAX_SUBJECT_LENGTH } from '../auth/access-token.js';
+import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH, MAX_SUBJECT_LENGTH } from '../auth/index.js';
 
 /** The themes a user can pick; `system` follows the operating system. */
 export const THEMES = ['system', 'light', 'dark'] as const;

@@ -9,10 +9,9 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import pg from 'pg';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import type { CanaryAudience } from './cohort.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
+import { CANARIES, type CanaryAudience, type Canaries } from './canaries.js';
 import { RemoteVersion } from './remote-version.entity.js';
-import { RemoteRollout } from './rollout.entity.js';
 
 /** A version as the shell loads it: where its manifest is and the hashes it must have. */
 export interface ServedVersion {
@@ -24,7 +23,7 @@ export interface ServedVersion {
 
 /**
  * A remote with an active, verifiable version and the settings of the remote: what `/api/remotes` is made of.
- * `canary` is the running canary's version, audience (cohort.ts) and start (ms), when there is one.
+ * `canary` is the running canary's version, audience (canaries.ts) and start (ms), when there is one.
  */
 export interface ActiveRemote extends ServedVersion {
   readonly name: string;
@@ -80,6 +79,7 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     private readonly orm: MikroORM,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CANARIES) private readonly canaries: Canaries,
   ) {
     this.listening = config.database.driver === 'sqlite';
   }
@@ -140,12 +140,12 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
     const em = this.orm.em.fork();
     const [active, running] = await Promise.all([
       em.find(RemoteVersion, { active: true }, { populate: ['remote'], disableIdentityMap: true }),
-      em.find(RemoteRollout, { state: 'running' }, { disableIdentityMap: true }),
+      this.canaries.running(em),
     ]);
     const canaryVersions = running.length
       ? await em.find(
           RemoteVersion,
-          { $or: running.map((rollout) => ({ remote: rollout.remote.name, version: rollout.version })) },
+          { $or: running.map((rollout) => ({ remote: rollout.remote, version: rollout.version })) },
           { disableIdentityMap: true },
         )
       : [];
@@ -153,7 +153,7 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
       .flatMap(({ remote, version, manifestUrl, integrity, manifestIntegrity }): ActiveRemote[] => {
         // A version without both hashes (registered before they were required) is never served.
         if (!integrity || !manifestIntegrity) return [];
-        const rollout = running.find((candidate) => candidate.remote.name === remote.name);
+        const rollout = running.find((candidate) => candidate.remote === remote.name);
         const canary = canaryVersions.find(
           (candidate) => candidate.remote.name === remote.name && candidate.version === rollout?.version,
         );

@@ -1,9 +1,8 @@
 import { Body, Controller, Get, Param, Patch, Post, Put, Req, Res, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import { ADMIN_ROLE, type AuthenticatedUser, CurrentUser, PUBLISHER_ROLE, Roles } from '../auth/index.js';
+import { RequestContextInterceptor } from '../database/index.js';
 import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
 import {
   type ActivateVersion,
@@ -22,8 +21,6 @@ import {
   versionHistorySchema,
 } from './registry.schemas.js';
 import { type RemoteDetail, type RemoteEntry, RegistryService, type VersionDoc } from './registry.service.js';
-import { RequestContextInterceptor } from '../database/request-context.interceptor.js';
-import { ADMIN_ROLE, PUBLISHER_ROLE } from './registry.roles.js';
 
 const nameParam = { schema: remoteNameParamSchema };
 

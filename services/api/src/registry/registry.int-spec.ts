@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MikroORM, RequestContext } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { AuthenticatedUser } from '../auth/access-token.js';
+import type { AuthenticatedUser } from '../auth/index.js';
 import { isDataException } from '../common/errors/database-data-errors.js';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import {

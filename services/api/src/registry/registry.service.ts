@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager, UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import { AuditService } from '../audit/audit.service.js';
+import type { AuthenticatedUser } from '../auth/index.js';
+import { AuditService } from '../audit/index.js';
 import {
   NotRemoteOwnerError,
   PathInUseError,
@@ -12,8 +12,8 @@ import {
   VersionExistsError,
   VersionNotFoundError,
   VersionUnverifiableError,
-} from '../common/errors/domain-errors.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+} from './registry.errors.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
 import {
   type ActivateVersion,
   type CreateRemote,
@@ -22,7 +22,7 @@ import {
   type UpdateRemote,
 } from './registry.schemas.js';
 import { type ActiveRemote, ActiveRemotes, type ActiveRemotesSnapshot } from './active-remotes.js';
-import { inCanary } from './cohort.js';
+import { CANARIES, type Canaries } from './canaries.js';
 import { assertMayDeploy, requireDeployRole } from './registry.roles.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
@@ -55,18 +55,19 @@ export class RegistryService {
     private readonly audit: AuditService,
     private readonly activeRemotes: ActiveRemotes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CANARIES) private readonly canaries: Canaries,
   ) {}
 
   /**
    * The version of each remote whose required roles the caller all holds, in navigation order, from the
    * replica's copy of the registry ({@link ActiveRemotes}): the active (stable) version, or the running
-   * canary's when the caller is in its audience (cohort.ts: decided here from the verified token's `sub` and
-   * roles, never by the browser).
+   * canary's when the caller is in its audience (CANARIES decides, from the verified token's `sub` and roles,
+   * never by the browser).
    */
   async listForUser(user: AuthenticatedUser): Promise<{ remotes: RemoteEntry[]; etag: string }> {
     const snapshot = await this.activeRemotes.get();
     const roles = [...new Set(user.roles)].sort();
-    const served = servableTo(snapshot, roles).map((remote) => decideCanary(remote, user));
+    const served = servableTo(snapshot, roles).map((remote) => decideCanary(remote, user, this.canaries));
     const canaries = served.filter((remote) => remote.getsCanary).map((remote) => remote.entry.name);
     return {
       remotes: served.map((remote) => remote.entry),
@@ -95,7 +96,7 @@ export class RegistryService {
     const served = new Map<string, ServedToPerson>();
     for (const name of names) {
       const remote = index.get(name);
-      const entry = remote && serve(remote, user);
+      const entry = remote && serve(remote, user, this.canaries);
       if (entry)
         served.set(name, { version: entry.entry.version, canaryStartedAt: remote.canary?.startedAt ?? null });
     }
@@ -245,7 +246,7 @@ export class RegistryService {
         },
         now,
       );
-      if (input.activate) await makeActive(em, this.audit, user.actor, remote, version, now);
+      if (input.activate) await makeActive(em, this.audit, this.canaries, user.actor, remote, version, now);
       await em.flush();
       const activeVersion = input.activate ? input.version : await activeVersionOf(em, name);
       return { remote: toDetail(remote, activeVersion), version: toVersionDoc(version) };
@@ -268,7 +269,7 @@ export class RegistryService {
         throw new VersionUnverifiableError(name, input.version);
       }
       if (!target.active) {
-        await makeActive(em, this.audit, user.actor, remote, target, new Date());
+        await makeActive(em, this.audit, this.canaries, user.actor, remote, target, new Date());
         // Deactivate before activating: the flush order within one unit of work follows change order.
         await em.flush();
       }
@@ -382,8 +383,8 @@ function servableOf(remote: ActiveRemote): Servable {
 }
 
 /** The active version of the remote, or its running canary's when the caller is in the canary's audience. */
-function decideCanary({ stable, canary }: Servable, user: AuthenticatedUser): Served {
-  if (!canary || !inCanary(canary, stable.name, user)) {
+function decideCanary({ stable, canary }: Servable, user: AuthenticatedUser, canaries: Canaries): Served {
+  if (!canary || !canaries.includes(canary, stable.name, user)) {
     return { entry: stable, getsCanary: false };
   }
   const { percent: _percent, roles: _roles, startedAt: _startedAt, ...version } = canary;
@@ -395,9 +396,9 @@ const holdsAll = (roles: readonly string[], remote: ActiveRemote) =>
   remote.requiredRoles.every((role) => roles.includes(role));
 
 /** What the caller is served of `remote`: nothing without all its required roles. */
-function serve(remote: ActiveRemote, user: AuthenticatedUser): Served | undefined {
+function serve(remote: ActiveRemote, user: AuthenticatedUser, canaries: Canaries): Served | undefined {
   if (!holdsAll(user.roles, remote)) return undefined;
-  return decideCanary(servableOf(remote), user);
+  return decideCanary(servableOf(remote), user, canaries);
 }
 
 /**

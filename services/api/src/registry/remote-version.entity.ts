@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
-import { MAX_NAME_LENGTH } from '../auth/access-token.js';
+import { MAX_NAME_LENGTH } from '../auth/index.js';
 import { Remote } from './remote.entity.js';
 
 /** One published, immutable build of a remote; at most one version of a remote is active. */

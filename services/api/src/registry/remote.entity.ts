@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
-import { MAX_NAME_LENGTH } from '../auth/access-token.js';
+import { MAX_NAME_LENGTH } from '../auth/index.js';
 
 /**
  * A feature bundle the shell can load, identified by its name. An administrator creates it and sets who may

@@ -1,7 +1,7 @@
 import { type EntityManager, LockMode } from '@mikro-orm/core';
-import type { AuditService } from '../audit/audit.service.js';
-import type { AppConfig } from '../config/app-config.js';
-import { RemoteRollout } from './rollout.entity.js';
+import type { AuditService } from '../audit/index.js';
+import type { AppConfig } from '../config/index.js';
+import type { Canaries } from './canaries.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
 
@@ -29,6 +29,7 @@ export function lockRemote(
 export async function makeActive(
   em: EntityManager,
   audit: AuditService,
+  canaries: Canaries,
   actor: string,
   remote: Remote,
   target: RemoteVersion,
@@ -39,20 +40,14 @@ export async function makeActive(
   if (previous) previous.active = false;
   target.active = true;
   remote.updatedAt = now;
-  const canary = await em.findOne(RemoteRollout, {
-    remote: remote.name,
-    state: 'running',
-    version: target.version,
-  });
-  if (canary) {
-    em.assign(canary, {
-      state: 'promoted',
-      endedBy: actor,
-      endedAt: now,
-      updatedAt: now,
-      reason: via === 'activation' ? 'its version was activated directly' : null,
-    });
-  }
+  await canaries.activated(
+    em,
+    remote.name,
+    target.version,
+    actor,
+    now,
+    via === 'activation' ? 'its version was activated directly' : null,
+  );
   audit.record(
     em,
     {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
-import { Remote } from '../registry/remote.entity.js';
+import { Remote } from '../registry/index.js';
 
 /**
  * What one person reported about one side of a running canary (the canary's version, or the stable version

@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
-import { Remote } from '../registry/remote.entity.js';
+import { Remote } from '../registry/index.js';
 
 /** Upper bounds (ms) of the latency histograms' buckets; a last bucket takes everything slower. */
 export const LATENCY_BUCKETS_MS = [100, 300, 1000, 3000, 10000] as const;

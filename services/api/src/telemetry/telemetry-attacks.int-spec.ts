@@ -10,8 +10,7 @@ import {
 } from '../../test/integration-context.js';
 import { type KeycloakPeople, keycloakPeople, passwordOf } from '../../test/keycloak-people.js';
 import { releaseHashes } from '../../test/release-hashes.js';
-import { cohortBucket } from '../registry/cohort.js';
-import type { RolloutDoc } from '../registry/rollout.schemas.js';
+import { cohortBucket, type RolloutDoc } from '../rollout/index.js';
 import { TELEMETRY_WRITE_EVERY_MS } from './telemetry.service.js';
 import type { RemoteHealthDoc, VersionReport } from './telemetry.schemas.js';
 

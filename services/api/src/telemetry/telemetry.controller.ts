@@ -1,13 +1,10 @@
 import { Body, Controller, Get, Headers, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
-import { Roles } from '../auth/roles.decorator.js';
+import { ADMIN_ROLE, type AuthenticatedUser, CurrentUser, Roles } from '../auth/index.js';
+import { RequestContextInterceptor } from '../database/index.js';
+import { remoteNameParamSchema } from '../registry/index.js';
 import { PayloadTooLargeError } from '../common/errors/domain-errors.js';
 import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
-import { RequestContextInterceptor } from '../database/request-context.interceptor.js';
-import { remoteNameParamSchema } from '../registry/registry.schemas.js';
-import { ADMIN_ROLE } from '../registry/registry.roles.js';
 import {
   healthQuerySchema,
   remoteHealthSchema,

@@ -12,7 +12,7 @@ import {
 } from '../../test/integration-context.js';
 import { type KeycloakPeople, keycloakPeople, passwordOf } from '../../test/keycloak-people.js';
 import { releaseHashes } from '../../test/release-hashes.js';
-import { metricsRegistry } from '../metrics/metrics.js';
+import { metricsRegistry } from '../metrics/index.js';
 import { RemoteHealth } from './remote-health.entity.js';
 import { TelemetryService } from './telemetry.service.js';
 import type { VersionReport } from './telemetry.schemas.js';

@@ -1,7 +1,18 @@
 import { Module } from '@nestjs/common';
-import { RegistryModule } from '../registry/registry.module.js';
+import { MikroOrmModule } from '@mikro-orm/nestjs';
+import { RegistryModule } from '../registry/index.js';
+import { RolloutModule } from '../rollout/index.js';
+import { CanaryReporter } from './canary-reporter.entity.js';
+import { RemoteHealth } from './remote-health.entity.js';
 import { TelemetryController } from './telemetry.controller.js';
 import { TelemetryService } from './telemetry.service.js';
 
-@Module({ imports: [RegistryModule], controllers: [TelemetryController], providers: [TelemetryService] })
+/** The entities this module keeps: registered with the ORM here, listed for migrations in src/entities.ts. */
+export const TELEMETRY_ENTITIES = [RemoteHealth, CanaryReporter];
+
+@Module({
+  imports: [MikroOrmModule.forFeature(TELEMETRY_ENTITIES), RegistryModule, RolloutModule],
+  controllers: [TelemetryController],
+  providers: [TelemetryService],
+})
 export class TelemetryModule {}

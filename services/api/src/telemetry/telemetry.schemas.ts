@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { remoteNameSchema, versionSchema } from '../registry/registry.schemas.js';
+import { remoteNameSchema, versionSchema } from '../registry/index.js';
 import { TELEMETRY_MAX_ATTEMPTS, TELEMETRY_MAX_REPORTS, TELEMETRY_MAX_SAMPLES } from './telemetry-rules.js';
 
 const count = z

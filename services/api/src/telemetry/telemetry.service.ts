@@ -1,22 +1,17 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import { requirePersonalSession } from '../auth/personal-session.js';
+import { type AuthenticatedUser, requirePersonalSession } from '../auth/index.js';
 import { isDatabaseUnavailable } from '../common/errors/database-availability.js';
 import { RateLimitedError } from '../common/errors/domain-errors.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { countTelemetry } from '../metrics/metrics.js';
-import { RegistryService } from '../registry/registry.service.js';
-import { RemoteRollout } from '../registry/rollout.entity.js';
-import { RolloutService } from '../registry/rollout.service.js';
-import { RemoteVersion } from '../registry/remote-version.entity.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
+import { countTelemetry } from '../metrics/index.js';
+import { RegistryService } from '../registry/index.js';
+import { type CanaryHealth, CanaryJudge, type Tally } from '../rollout/index.js';
 import { CanaryReporter, reporterId } from './canary-reporter.entity.js';
-import { judgeCanary, type Tally, type Verdict } from './rollback-policy.js';
 import { LATENCY_BUCKETS_MS, RemoteHealth } from './remote-health.entity.js';
 import { ReportRateLimiter } from './report-rate-limiter.js';
 import {
-  type CanaryHealthDoc,
   type RemoteHealthDoc,
   type TelemetryBatch,
   type TelemetryReceipt,
@@ -145,15 +140,12 @@ function attemptsOf(report: VersionReport): { attempts: number; failures: number
   return { attempts: report.loadMs.length + failedToLoad, failures: failedToLoad + render };
 }
 
-/** A running canary, the numbers its verdict rests on, and the verdict. */
-type CanaryEvidence = CanaryHealthDoc & { readonly verdict: Verdict };
-
 /**
  * Field telemetry: the shell's reports are added to per-version, per-minute aggregates (no personal data:
  * see remote-health.entity.ts), in memory first and written every {@link TELEMETRY_WRITE_EVERY_MS}. Reports
- * about a remote with a running canary also count, per person and window, towards the canary's verdict
- * (canary-reporter.entity.ts): after each write, the canaries that got reports are judged against their stable
- * version (rollback-policy.ts) on what every replica wrote, and rolled back when they fail more beyond chance.
+ * about a remote with a running canary are also tallied per person and window (canary-reporter.entity.ts):
+ * after each write, the canaries that got reports go to the rollout module's CanaryJudge, which reads these
+ * tallies through its CanaryHealth interface (implemented here) and decides whether to roll back.
  */
 @Injectable()
 export class TelemetryService implements OnModuleInit, OnModuleDestroy {
@@ -173,7 +165,7 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly em: EntityManager,
     private readonly registry: RegistryService,
-    private readonly rollouts: RolloutService,
+    private readonly judge: CanaryJudge,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.limiter = new ReportRateLimiter(config.telemetry.reportsPerMinute);
@@ -265,7 +257,7 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
     this.unjudged.clear();
     try {
       await this.write();
-      await this.judgeCanaries(remotes);
+      await this.judge.judge(remotes, this.canaryHealth);
     } catch (error) {
       // Judged again after the next write.
       for (const remote of remotes) this.unjudged.add(remote);
@@ -355,48 +347,25 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
     return schema ? `"${schema.replaceAll('"', '""')}".${name}` : name;
   }
 
-  /**
-   * Judges the running canaries of `remotes` on what every replica has written, and rolls back those that fail
-   * more than stable beyond chance. It runs after each write, so however many reports arrive, a canary is judged
-   * at most once a write per replica.
-   */
-  private async judgeCanaries(remotes: readonly string[]): Promise<void> {
-    for (const name of remotes) await this.judgeCanary(name);
-  }
-
-  private async judgeCanary(name: string): Promise<void> {
-    const evidence = await this.canaryEvidence(this.em.fork(), name);
-    if (!evidence) {
-      // Ended meanwhile: who reported about it is no longer needed.
-      await this.em.fork().nativeDelete(CanaryReporter, { remote: name });
-      return;
-    }
-    const { verdict } = evidence;
-    if (!verdict.rollBack) return;
-    const rolledBack = await this.rollouts.rollBack(name, evidence.version, verdict.reason, {
-      stableVersion: evidence.stableVersion,
-      canary: evidence.canary,
-      stable: evidence.stable,
-      z: verdict.z,
-      policy: this.config.rollback,
-      since: evidence.since,
-    });
-    if (!rolledBack) return;
-    this.logger.warn(`rolled back ${name}@${evidence.version}: ${verdict.reason}`);
-    await this.em.fork().nativeDelete(CanaryReporter, { remote: name });
-  }
+  /** The tallies the rollout module's CanaryJudge reads a canary's health from. */
+  private readonly canaryHealth: CanaryHealth = {
+    tallies: (em, remote, versions, canaryStartedAt) => this.tallies(em, remote, versions, canaryStartedAt),
+    forget: async (remote) => {
+      await this.em.fork().nativeDelete(CanaryReporter, { remote });
+    },
+  };
 
   /**
-   * The running canary of `remote` and the numbers its verdict rests on, or null when none runs: per side, the
-   * loads since the canary started with each person's share capped per window (at their own failure rate), and
-   * how many distinct people reported them.
+   * Per side of a running canary, the loads since it started with each person's share capped per window (at
+   * their own failure rate, ROLLBACK_MAX_LOADS_PER_PERSON), and how many distinct people reported them.
    */
-  private async canaryEvidence(em: EntityManager, remote: string): Promise<CanaryEvidence | null> {
-    const canary = await em.findOne(RemoteRollout, { state: 'running', remote });
-    const stable = canary && (await em.findOne(RemoteVersion, { remote, active: true }));
-    if (!canary || !stable) return null;
+  private async tallies(
+    em: EntityManager,
+    remote: string,
+    versions: readonly [string, string],
+    canaryStartedAt: Date,
+  ): Promise<ReadonlyMap<string, Tally>> {
     const cap = this.config.rollback.maxLoadsPerPerson;
-    const startMinute = Math.floor(canary.startedAt.getTime() / MINUTE_MS);
     const rows: unknown = await em
       .getConnection()
       .execute(
@@ -406,10 +375,10 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
           `from ${this.table('canary_reporter')} ` +
           'where remote_name = ? and version in (?, ?) and canary_started_at = ? and attempts > 0 ' +
           'group by version',
-        [cap, cap, cap, cap, remote, canary.version, stable.version, canary.startedAt.getTime()],
+        [cap, cap, cap, cap, remote, versions[0], versions[1], canaryStartedAt.getTime()],
         'all',
       );
-    const tallies = new Map<string, Tally>(
+    return new Map<string, Tally>(
       (rows as TallyRow[]).map((row) => [
         row.version,
         {
@@ -419,20 +388,6 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
         },
       ]),
     );
-    const none: Tally = { attempts: 0, failures: 0, reporters: 0 };
-    const canaryTally = tallies.get(canary.version) ?? none;
-    const stableTally = tallies.get(stable.version) ?? none;
-    const verdict = judgeCanary(canaryTally, stableTally, this.config.rollback);
-    return {
-      version: canary.version,
-      stableVersion: stable.version,
-      since: new Date(startMinute * MINUTE_MS).toISOString(),
-      canary: canaryTally,
-      stable: stableTally,
-      needs: { loads: this.config.rollback.minSamples, people: this.config.rollback.minReporters },
-      reason: verdict.reason,
-      verdict,
-    };
   }
 
   /** A remote's field health per version per minute since `minutes` ago (for the admin console). */
@@ -474,7 +429,7 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
       });
       byVersion.set(row.version, points);
     }
-    const canary = await this.canaryEvidence(this.em, remote);
+    const canary = await this.judge.evidence(this.em, remote, this.canaryHealth);
     return {
       remote,
       since: new Date(since * MINUTE_MS).toISOString(),
@@ -486,7 +441,7 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
         canary: canary.canary,
         stable: canary.stable,
         needs: canary.needs,
-        reason: canary.reason,
+        reason: canary.verdict.reason,
       },
     };
   }
@@ -499,9 +454,7 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
     await this.write();
     const cutoff = Math.floor(now.getTime() / MINUTE_MS) - this.config.telemetry.retentionDays * 24 * 60;
     const em = this.em.fork();
-    const running = (await em.find(RemoteRollout, { state: 'running' })).map(
-      (rollout) => rollout.remote.name,
-    );
+    const running = await this.judge.running(em);
     await em.nativeDelete(CanaryReporter, {
       $or: [{ windowStart: { $lt: cutoff } }, { remote: { $nin: running } }],
     });

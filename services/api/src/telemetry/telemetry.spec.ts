@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
 import { releaseHashes } from '../../test/release-hashes.js';
-import { metricsRegistry } from '../metrics/metrics.js';
-import { cohortBucket } from '../registry/cohort.js';
-import type { RolloutDoc } from '../registry/rollout.schemas.js';
+import { metricsRegistry } from '../metrics/index.js';
+import { cohortBucket, type RolloutDoc } from '../rollout/index.js';
 import { RemoteHealth } from './remote-health.entity.js';
 import { TELEMETRY_WRITE_EVERY_MS, TelemetryService } from './telemetry.service.js';
 import type { RemoteHealthDoc, VersionReport } from './telemetry.schemas.js';
@@ -18,7 +17,7 @@ interface AuditBody {
 /*
  * Field telemetry on SQLite with locally minted tokens: aggregates, the bounds on size and rate, and the
  * automatic rollback of a canary that fails on render. (PostgreSQL with Keycloak's people: the rollback in
- * registry/rollout.int-spec.ts, a bounded flood in telemetry.int-spec.ts.)
+ * rollout/rollout.int-spec.ts, a bounded flood in telemetry.int-spec.ts.)
  */
 describe('field telemetry and automatic rollback', () => {
   let issuer: LocalIssuer;
@@ -292,7 +291,7 @@ describe('field telemetry and automatic rollback', () => {
     });
     expect(event!.details['reason']).toBe(ended.reason);
     // The API's own log line says so.
-    expect(logLines.find((line) => line['context'] === 'TelemetryService')).toMatchObject({
+    expect(logLines.find((line) => line['context'] === 'CanaryJudge')).toMatchObject({
       level: 40,
       msg: `rolled back timeoff@1.1.0: ${ended.reason}`,
     });

@@ -17,7 +17,7 @@ import {
   SPAN_KIND,
   startOtlpReceiver,
 } from '../../test/otlp-receiver.js';
-import { migrateDatabase } from '../database/migrate-database.js';
+import { migrateDatabase } from '../database/index.js';
 
 const issuer = inject('oidcIssuerUrl');
 const adminUrl = inject('postgresAdminUrl');

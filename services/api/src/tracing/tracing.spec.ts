@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
 import { SamplingDecision } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
-import type { TRACE_SAMPLERS } from '../config/env.schema.js';
+import type { TRACE_SAMPLERS } from '../config/index.js';
 import { samplerFor, withoutLiterals } from './tracing.js';
 
 describe('withoutLiterals', () => {

@@ -23,7 +23,7 @@ import {
   ATTR_SERVICE_NAME,
   ATTR_SERVICE_VERSION,
 } from '@opentelemetry/semantic-conventions';
-import type { TracingConfig } from '../config/app-config.js';
+import type { TracingConfig } from '../config/index.js';
 
 /*
  * OpenTelemetry tracing of the API, on only when an OTLP endpoint is configured (config/env.schema.ts).

@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../../test/local-issuer.js';
 import { AppModule } from '../../app.module.js';
-import { Public } from '../../auth/public.decorator.js';
-import { loadConfig } from '../../config/env.schema.js';
+import { Public } from '../../auth/index.js';
+import { loadConfig } from '../../config/index.js';
 import { isDatabaseUnavailable } from './database-availability.js';
 import { ERROR_CATALOGUE } from './error-catalogue.js';
 

@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from './database-availability.js';
 import { isDataException } from './database-data-errors.js';
 import { DatabaseUnavailableError, DomainError } from './domain-errors.js';
 import { ERROR_CATALOGUE, type ErrorCode, problemType } from './error-catalogue.js';
-import { noteProblem } from '../../metrics/metrics.js';
+import { noteProblem } from '../../metrics/index.js';
 
 /** An RFC 9457 problem document as this API emits it. */
 export interface ProblemDocument {

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '../../../test/local-issuer.js';
-import { RegistryService } from '../../registry/registry.service.js';
+import { RegistryService } from '../../registry/index.js';
 import { captureLogLines } from '../../../test/log-lines.js';
 
 /*

@@ -42,7 +42,7 @@ const WITH_BODY: readonly ErrorCode[] = [
 const COMPONENT_REF = '#/components/schemas/';
 
 const CHALLENGE = 'RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description';
-/** The headers a problem comes with (domain-errors.ts sets them), by code. */
+/** The headers a problem comes with (the DomainError of its code sets them), by code. */
 const PROBLEM_HEADERS: Partial<Record<ErrorCode, Record<string, string>>> = {
   unauthenticated: { 'WWW-Authenticate': `${CHALLENGE} (Bearer and DPoP, no error)` },
   invalid_token: { 'WWW-Authenticate': CHALLENGE },

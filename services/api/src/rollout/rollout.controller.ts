@@ -1,10 +1,9 @@
 import { Body, Controller, Get, Param, Patch, Post, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import { CurrentUser } from '../auth/current-user.decorator.js';
+import { type AuthenticatedUser, CurrentUser } from '../auth/index.js';
 import { ApiAuthenticated, ApiDocument } from '../common/openapi/api-docs.decorators.js';
-import { RequestContextInterceptor } from '../database/request-context.interceptor.js';
-import { remoteNameParamSchema } from './registry.schemas.js';
+import { RequestContextInterceptor } from '../database/index.js';
+import { remoteNameParamSchema } from '../registry/index.js';
 import {
   type AbortRollout,
   abortRolloutSchema,

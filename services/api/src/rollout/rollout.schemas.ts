@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { roleListSchema, versionSchema } from './registry.schemas.js';
+import { roleListSchema, versionSchema } from '../registry/index.js';
 import { ROLLOUT_STATES } from './rollout.entity.js';
 
 const percentSchema = z

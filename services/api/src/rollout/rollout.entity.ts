@@ -1,6 +1,6 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
-import { MAX_NAME_LENGTH } from '../auth/access-token.js';
-import { Remote } from './remote.entity.js';
+import { MAX_NAME_LENGTH } from '../auth/index.js';
+import { Remote } from '../registry/index.js';
 
 /** Where a remote's canary stands: running, or how it ended. */
 export const ROLLOUT_STATES = ['running', 'promoted', 'aborted'] as const;

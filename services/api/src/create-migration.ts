@@ -2,16 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/core';
-import { migrationsPath, ormOptions } from './orm-options.js';
+import { migrationsPath, ormOptions } from './database/index.js';
+import { ENTITIES } from './entities.js';
 
 /*
  * Development tool (`npm run migration:create -- <name> [postgresql|sqlite]`): diffs the entities
- * against each driver's committed snapshot and writes a new migration into src/database/migrations/<driver>.
+ * against each driver's committed snapshot (every module's, entities.ts) and writes a new migration into
+ * src/database/migrations/<driver>.
  * SQLite needs no server (a throw-away file); PostgreSQL needs MIGRATION_DATABASE_URL, an empty scratch
  * database at the current schema, default postgres://postgres@127.0.0.1:5432/atrium_migrations.
  */
 const [name, only] = process.argv.slice(2);
-const sourceDir = join(import.meta.dirname, '..', '..', 'src', 'database');
+const sourceDir = join(import.meta.dirname, '..', 'src', 'database');
 const drivers = only ? [only] : ['postgresql', 'sqlite'];
 
 for (const driver of drivers) {
@@ -24,7 +26,7 @@ for (const driver of drivers) {
             process.env['MIGRATION_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/atrium_migrations',
         } as const)
       : ({ driver: 'sqlite', path: join(scratch, 'scratch.db') } as const);
-  const options = ormOptions(target, { allowGlobalContext: true });
+  const options = ormOptions(target, { allowGlobalContext: true, entities: ENTITIES });
   const orm = await MikroORM.init({
     ...options,
     migrations: { ...options.migrations, path: migrationsPath(target.driver, sourceDir), emit: 'ts' },

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { CanaryAudience } from '../registry/index.js';
 
 /** How many buckets people are spread over: a canary's share is a whole percentage, one bucket each. */
 export const COHORT_BUCKETS = 100;
@@ -16,16 +17,9 @@ export function cohortBucket(remote: string, sub: string): number {
   return digest.readUInt32BE(0) % COHORT_BUCKETS;
 }
 
-/** What decides whether a person gets a remote's canary version. */
-export interface CanaryAudience {
-  /** Share of people, 0-100: those whose {@link cohortBucket} is below it. */
-  readonly percent: number;
-  /** Realm roles (a Keycloak group grants them to its members) whose holders all get the canary. */
-  readonly roles: readonly string[];
-}
-
 /**
- * Whether the person gets the canary: they hold one of its roles, or their bucket is below its share.
+ * Whether the person gets the canary: they hold one of its roles, or their bucket (cohortBucket) is below its
+ * share.
  * Widening the share only adds people: whoever was in at 10 % is still in at 50 %.
  */
 export function inCanary(

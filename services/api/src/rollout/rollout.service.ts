@@ -1,25 +1,32 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
-import type { AuthenticatedUser } from '../auth/access-token.js';
-import { AuditService } from '../audit/audit.service.js';
+import { AuditService } from '../audit/index.js';
+import type { AuthenticatedUser } from '../auth/index.js';
+import { ValidationFailedError } from '../common/errors/domain-errors.js';
+import { APP_CONFIG, type AppConfig } from '../config/index.js';
+import { countRolloutStep } from '../metrics/index.js';
 import {
-  NoRolloutError,
-  NoStableVersionError,
+  ActiveRemotes,
+  assertMayDeploy,
+  CANARIES,
+  type Canaries,
+  lockRemote,
+  makeActive,
+  Remote,
   RemoteNotFoundError,
-  RolloutInProgressError,
-  ValidationFailedError,
+  RemoteVersion,
+  requireDeployRole,
   VersionNotFoundError,
   VersionUnverifiableError,
-} from '../common/errors/domain-errors.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { countRolloutStep } from '../metrics/metrics.js';
-import { assertMayDeploy, assertMayTarget, requireDeployRole } from './registry.roles.js';
+} from '../registry/index.js';
+import {
+  CanaryAudienceRefusedError,
+  NoRolloutError,
+  NoStableVersionError,
+  RolloutInProgressError,
+} from './rollout.errors.js';
 import { RemoteRollout } from './rollout.entity.js';
 import type { AbortRollout, ChangeRollout, RolloutDoc, StartRollout } from './rollout.schemas.js';
-import { RemoteVersion } from './remote-version.entity.js';
-import { Remote } from './remote.entity.js';
-import { ActiveRemotes } from './active-remotes.js';
-import { lockRemote, makeActive } from './version-switch.js';
 
 /** Who the audit log names when the API itself rolls a canary back. */
 export const AUTOMATIC_ROLLBACK_ACTOR = 'atrium-api (automatic rollback)';
@@ -37,6 +44,7 @@ export class RolloutService {
     private readonly audit: AuditService,
     private readonly activeRemotes: ActiveRemotes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CANARIES) private readonly canaries: Canaries,
   ) {}
 
   async start(user: AuthenticatedUser, name: string, input: StartRollout): Promise<RolloutDoc> {
@@ -138,7 +146,16 @@ export class RolloutService {
       const rollout = await runningRollout(em, name);
       const target = await em.findOneOrFail(RemoteVersion, { remote: name, version: rollout.version });
       const now = new Date();
-      const previous = await makeActive(em, this.audit, user.actor, remote, target, now, 'canary promotion');
+      const previous = await makeActive(
+        em,
+        this.audit,
+        this.canaries,
+        user.actor,
+        remote,
+        target,
+        now,
+        'canary promotion',
+      );
       this.audit.record(
         em,
         {
@@ -262,4 +279,19 @@ export function toRolloutDoc(rollout: RemoteRollout, stableVersion: string | nul
     endedAt: rollout.endedAt?.toISOString() ?? null,
     reason: rollout.reason ?? null,
   };
+}
+
+/**
+ * Who a canary may be aimed at: an administrator may name any role; a deployer only roles the remote already
+ * requires (everyone who may see it holds them), so a feature team's pipeline cannot target administrators or
+ * any other group its remote is not for. A share of people (`percent`) is anyone's to set.
+ */
+export function assertMayTarget(
+  admin: boolean,
+  remote: { readonly name: string; readonly requiredRoles: readonly string[] },
+  roles: readonly string[],
+): void {
+  if (admin) return;
+  const beyond = roles.filter((role) => !remote.requiredRoles.includes(role));
+  if (beyond.length > 0) throw new CanaryAudienceRefusedError(remote.name, beyond, remote.requiredRoles);
 }

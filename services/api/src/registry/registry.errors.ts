@@ -1,0 +1,97 @@
+import { DomainError } from '../common/errors/domain-errors.js';
+
+// The registry's refusals (their codes and statuses: common/errors/error-catalogue.ts).
+
+/** No remote is registered under this name. */
+export class RemoteNotFoundError extends DomainError {
+  readonly code = 'remote_not_found';
+  /** `hint` says what to do about it, e.g. that an administrator must create the remote first. */
+  constructor(name: string, hint?: string) {
+    super(`No remote is registered as "${name}".${hint ? ` ${hint}` : ''}`);
+  }
+}
+
+/** A remote of this name exists already; its settings are changed with PATCH, not created again. */
+export class RemoteExistsError extends DomainError {
+  readonly code = 'remote_exists';
+  constructor(name: string) {
+    super(`A remote named "${name}" already exists; change its settings with PATCH /api/remotes/${name}.`);
+  }
+}
+
+/**
+ * The caller is a deployer, but not the one that owns this remote: a deployer publishes and activates only
+ * the remotes whose owner is its client id (the token's `azp`).
+ */
+export class NotRemoteOwnerError extends DomainError {
+  readonly code = 'not_remote_owner';
+  override readonly extensions: Readonly<Record<string, unknown>>;
+  constructor(
+    name: string,
+    owner: string,
+    clientId: string | null,
+    act: 'publish' | 'activate' | 'roll out' | 'hand over',
+  ) {
+    const caller = `this token's client (azp) is ${clientId ? `"${clientId}"` : 'not named'}`;
+    super(
+      act === 'hand over'
+        ? `Remote "${name}" is platform code, owned by "${owner}": only that client may give it another owner, ` +
+            `and ${caller}. Change it with the platform's credentials, not from a browser session.`
+        : `Remote "${name}" is owned by the deployer client "${owner}": only its owner may ${act} its versions` +
+            `${act === 'publish' ? '' : ' (or an administrator, role atrium-admin)'}, and ${caller}. ` +
+            "An administrator changes a remote's owner.",
+    );
+    this.extensions = { remote: name, owner };
+  }
+}
+
+/** The remote exists but has no such version. */
+export class VersionNotFoundError extends DomainError {
+  readonly code = 'version_not_found';
+  constructor(name: string, version: string) {
+    super(`Remote "${name}" has no version ${version}.`);
+  }
+}
+
+/** Versions are immutable: publishing one that exists is refused rather than overwritten. */
+export class VersionExistsError extends DomainError {
+  readonly code = 'version_exists';
+  constructor(name: string, version: string) {
+    super(`Remote "${name}" already has version ${version}; versions are immutable, publish a new one.`);
+  }
+}
+
+/**
+ * The version was registered before integrity hashes were required, so the shell could not check what it
+ * loads; it is never served and cannot be made active.
+ */
+export class VersionUnverifiableError extends DomainError {
+  readonly code = 'version_unverifiable';
+  constructor(name: string, version: string) {
+    super(
+      `Remote "${name}" version ${version} was registered without integrity hashes, so the shell cannot ` +
+        'check it: publish it again as a new version (the release CLI records both hashes).',
+    );
+  }
+}
+
+/** Another remote already owns this route path. */
+export class PathInUseError extends DomainError {
+  readonly code = 'path_in_use';
+  constructor(path: string, owner: string) {
+    super(`The path ${path} belongs to remote "${owner}".`);
+  }
+}
+
+/**
+ * A publish whose manifest is served from an origin the API does not allow (`ALLOWED_REMOTE_ORIGINS`): a code of
+ * its own, so clients need not read the message; `errors` names `manifestUrl` as `ValidationFailedError` does.
+ */
+export class RemoteOriginRefusedError extends DomainError {
+  readonly code = 'remote_origin_refused';
+  override readonly extensions: Readonly<Record<string, unknown>>;
+  constructor(message: string) {
+    super(`The request is invalid: manifestUrl: ${message}.`);
+    this.extensions = { errors: [{ field: 'manifestUrl', message }] };
+  }
+}
