@@ -11,10 +11,6 @@
 //   layout/, config/                           shared, know nothing above them
 // Each rule below forbids one way back up. Tests may compose features as app/ does (a dev-override spec builds
 // the registry's list with the loader's test remotes), so the feature-to-feature rules leave `*.spec.*` out.
-//
-// .dependency-cruiser-known-violations.json (`depcruise --ignore-known`) lists the one cycle the shell still has,
-// type-only, in auth/ (dpop-key-cache.ts takes the DPoPStore type from oidc.ts, which imports it back): left to
-// auth/'s owner; once it is gone, delete the file's entries, so that a new cycle there fails again.
 
 const SHELL = '^shell/app/src/';
 const SPEC = '\\.spec\\.tsx?$';

@@ -1,5 +1,7 @@
-import type { DPoPState } from 'oidc-client-ts';
-import type { DPoPStore } from './oidc';
+import type { DPoPState, UserManagerSettings } from 'oidc-client-ts';
+
+/** The DPoP key store interface oidc-client-ts expects (it does not export the name). */
+export type DPoPStore = NonNullable<UserManagerSettings['dpop']>['store'];
 
 /**
  * The DPoP key store of the page: oidc-client-ts's store (IndexedDB, shared by the tabs of the origin) with

@@ -1,12 +1,7 @@
 import type { AccountAction, AtriumUser } from '@atrium/sdk';
-import {
-  IndexedDbDPoPStore,
-  WebStorageStateStore,
-  type User,
-  type UserManagerSettings,
-} from 'oidc-client-ts';
+import { IndexedDbDPoPStore, WebStorageStateStore, type User } from 'oidc-client-ts';
 import type { RuntimeConfig } from '../config/runtime-config';
-import { DPoPKeyCache } from './dpop-key-cache';
+import { DPoPKeyCache, type DPoPStore } from './dpop-key-cache';
 import { readJwtClaims } from './jwt-claims';
 import { IDENTITY_PROVIDER_TIMEOUT_SECONDS } from './identity-provider';
 import { SharedUserManager, type SessionSharing } from './shared-user-manager';
@@ -29,8 +24,7 @@ export interface UserManagerEnvironment {
   readonly sharing?: SessionSharing;
 }
 
-/** The DPoP key store interface oidc-client-ts expects (it does not export the name). */
-export type DPoPStore = NonNullable<UserManagerSettings['dpop']>['store'];
+export type { DPoPStore };
 
 /**
  * The shell's OIDC client. Tokens are DPoP-bound (RFC 9449) to a non-extractable key kept in IndexedDB, so
