@@ -15,6 +15,7 @@ export default defineConfig({
           name: 'unit',
           include: ['{shell,remotes,services,tools,infra}/**/*.spec.{ts,tsx}'],
           exclude: ['**/node_modules/**', '**/dist/**'],
+          setupFiles: ['infra/testing/unit-setup.ts'],
         },
       },
       {
