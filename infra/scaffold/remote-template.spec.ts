@@ -26,13 +26,21 @@ afterEach(() => {
 });
 
 /**
- * A workspace shaped like the repository (root tsconfigs, vitest, eslint and prettier configs, the sdk, remotes/) with a copy of
- * the sdk, so the rendered remote is checked against the sdk it would get, and nothing is written into the
- * repository: not its remotes/, not its tsc cache under node_modules/.cache. Packages are the repository's.
+ * A workspace shaped like the repository (root tsconfigs, vitest with its unit setup, eslint and prettier configs,
+ * the sdk, remotes/) with a copy of the sdk, so the rendered remote is checked against the sdk it would get, and
+ * nothing is written into the repository: not its remotes/, not its tsc cache under node_modules/.cache.
+ * Packages are the repository's.
  */
 function templateWorkspace(): string {
   const root = mkdtempSync(join(tmpdir(), 'atrium-remote-template-'));
-  for (const file of ['tsconfig.base.json', 'vitest.config.ts', 'eslint.config.js', '.prettierrc.json']) {
+  // The vitest config names its unit setup file, so the workspace has it where the config says.
+  for (const file of [
+    'tsconfig.base.json',
+    'vitest.config.ts',
+    'infra/testing/unit-setup.ts',
+    'eslint.config.js',
+    '.prettierrc.json',
+  ]) {
     cpSync(join(repoRoot, file), join(root, file));
   }
   writeFileSync(join(root, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
