@@ -197,6 +197,30 @@ describe('SharedUserManager', () => {
     expect(await tab.generateDPoPJkt({ store: dpopStore })).toBe(boundTo);
   });
 
+  it('ends a session once: a second end, arriving after a sign-in began, leaves that sign-in its key', async () => {
+    const tab = tabs[0]!;
+    // The session check finds the session over and ends it; the auth gate starts a sign-in at once.
+    await tab.removeUser();
+    const boundTo = await tab.generateDPoPJkt({ store: dpopStore });
+
+    // A renewal that was already on its way comes back refused and ends the session again.
+    await tab.removeUser();
+
+    // The callback signs the code exchange with the key the code was bound to, so Keycloak accepts it.
+    expect(await tab.generateDPoPJkt({ store: dpopStore })).toBe(boundTo);
+  });
+
+  it('leaves the new sign-in its key when another tab ends the session this tab already ended', async () => {
+    const [tabA, tabB] = [tabs[0]!, openTab()];
+    await tabA.removeUser();
+    const boundTo = await tabA.generateDPoPJkt({ store: dpopStore });
+
+    // Tab B's session check found the session over before it heard of tab A's sign-out.
+    await tabB.removeUser();
+
+    expect(await tabA.generateDPoPJkt({ store: dpopStore })).toBe(boundTo);
+  });
+
   it('signs the other tabs back in when one signs in again', async () => {
     const [tabA, tabB] = [tabs[0]!, openTab()];
     const unloadedInB = nextEvent((listener) => tabB.events.addUserUnloaded(listener));

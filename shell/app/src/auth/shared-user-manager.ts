@@ -40,18 +40,20 @@ type SessionMessage = 'stored' | 'removed';
 export class SharedUserManager extends UserManager {
   readonly #locks: LockManager | undefined;
   readonly #channel: BroadcastChannel;
-  readonly #lockName: string;
+  readonly #renewalLock: string;
+  readonly #endLock: string;
   readonly #listeners = new Set<() => void>();
   #signedOutElsewhere = false;
   #renewsBeforeExpiry = false;
-  // Without Web Locks (old browsers) renewals are still serialised within the tab.
-  #localQueue: Promise<unknown> = Promise.resolve();
+  // Without Web Locks (old browsers) renewals and session ends are still serialised within the tab.
+  readonly #localQueues = new Map<string, Promise<unknown>>();
 
   constructor(settings: UserManagerSettings, sharing: SessionSharing = {}) {
     // The library's renewal service would renew whenever a timer fires; this class starts its own below.
     super({ ...settings, automaticSilentRenew: false });
     const scope = `${settings.authority}|${settings.client_id}`;
-    this.#lockName = `atrium:token-renewal:${scope}`;
+    this.#renewalLock = `atrium:token-renewal:${scope}`;
+    this.#endLock = `atrium:session-end:${scope}`;
     this.#locks = sharing.locks ?? globalThis.navigator?.locks ?? undefined;
     this.#channel = sharing.channel ?? new BroadcastChannel(`atrium:session:${scope}`);
     this.#channel.addEventListener('message', (event: MessageEvent<SessionMessage>) => {
@@ -87,18 +89,33 @@ export class SharedUserManager extends UserManager {
 
   override async storeUser(user: User | null): Promise<void> {
     if (user === null) {
-      // The key pair goes before the session does. The library removes the session first and the key after it,
-      // so a sign-in started in between (the page saw no session) bound its code to the key about to go, and
-      // its callback, signing with a new key, was refused. Now whoever sees no session finds no key either and
-      // makes one, which nothing removes after it.
-      await this.settings.dpop?.store.remove(this.settings.client_id);
-      await this.settings.userStore.remove(this._userStoreKey);
+      if (!(await this.#endSession())) return;
     } else {
       await super.storeUser(user);
       this.#setSignedOutElsewhere(false);
     }
     const message: SessionMessage = user === null ? 'removed' : 'stored';
     this.#channel.postMessage(message);
+  }
+
+  /**
+   * Removes the stored session and its key pair, once: whether it did (false when no session was stored).
+   *
+   * - The key pair goes before the session does. The library removes the session first and the key after it,
+   *   so a sign-in started in between (the page saw no session) bound its code to the key about to go, and its
+   *   callback, signing with a new key, was refused.
+   * - A session is ended once. Several things find a session over at about the same time (the session check,
+   *   a refused renewal already on its way, another tab); the first ends it and the page starts a sign-in,
+   *   which makes a new key. A second end removing "the" key pair would take that sign-in's, so ends run one
+   *   at a time across the tabs, and one that finds no session stored leaves the key pair alone.
+   */
+  async #endSession(): Promise<boolean> {
+    return this.#exclusively(this.#endLock, async () => {
+      if ((await this.settings.userStore.get(this._userStoreKey)) === null) return false;
+      await this.settings.dpop?.store.remove(this.settings.client_id);
+      await this.settings.userStore.remove(this._userStoreKey);
+      return true;
+    });
   }
 
   /** Stops listening to the other tabs and stops this tab's renewal timers; the stored session stays. */
@@ -120,12 +137,12 @@ export class SharedUserManager extends UserManager {
   }
 
   protected override async _useRefreshToken(args: UseRefreshTokenArgs): Promise<User> {
-    return this.#exclusively(() => this.#renewHoldingLock(args));
+    return this.#exclusively(this.#renewalLock, () => this.#renewHoldingLock(args));
   }
 
   readonly #renewBeforeExpiry = async (): Promise<void> => {
     try {
-      await this.#exclusively(async () => {
+      await this.#exclusively(this.#renewalLock, async () => {
         const stored = await this._loadUser();
         if (stored === null) return; // signed out meanwhile: nothing to renew
         const refreshToken = stored.refresh_token;
@@ -181,10 +198,13 @@ export class SharedUserManager extends UserManager {
     }
   }
 
-  async #exclusively<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#locks !== undefined) return this.#locks.request(this.#lockName, task);
-    const run = this.#localQueue.then(task, task);
-    this.#localQueue = run.catch(() => undefined);
+  async #exclusively<T>(lockName: string, task: () => Promise<T>): Promise<T> {
+    if (this.#locks !== undefined) return this.#locks.request(lockName, task);
+    const run = (this.#localQueues.get(lockName) ?? Promise.resolve()).then(task, task);
+    this.#localQueues.set(
+      lockName,
+      run.catch(() => undefined),
+    );
     return run;
   }
 
