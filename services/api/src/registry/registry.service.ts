@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { AuthenticatedUser } from '../auth/index.js';
-import { AuditService } from '../audit/index.js';
+import { AuditService, changedFields } from '../audit/index.js';
 import {
   NotRemoteOwnerError,
   PathInUseError,
@@ -175,11 +175,7 @@ export class RegistryService {
       if (input.path !== undefined) await assertPathFree(em, input.path, name);
       const before = settingsOf(remote);
       const after = { ...before, ...input };
-      const changes = Object.fromEntries(
-        (Object.keys(before) as Array<keyof RemoteSettings>)
-          .filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]))
-          .map((field) => [field, { from: before[field], to: after[field] }]),
-      );
+      const changes = changedFields(before, after);
       if (Object.keys(changes).length > 0) {
         const now = new Date();
         em.assign(remote, { ...after, updatedAt: now });

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
-import { AuditService } from '../audit/index.js';
+import { AuditService, changedFields } from '../audit/index.js';
 import type { AuthenticatedUser } from '../auth/index.js';
 import { ValidationFailedError } from '../common/errors/domain-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/index.js';
@@ -113,11 +113,7 @@ export class RolloutService {
       const rollout = await runningRollout(em, name);
       const before = { percent: rollout.percent, roles: [...rollout.roles] };
       const after = { ...before, ...input };
-      const changes = Object.fromEntries(
-        (Object.keys(before) as Array<keyof typeof before>)
-          .filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]))
-          .map((field) => [field, { from: before[field], to: after[field] }]),
-      );
+      const changes = changedFields(before, after);
       if (Object.keys(changes).length > 0) {
         const now = new Date();
         em.assign(rollout, { ...after, updatedAt: now });
