@@ -139,6 +139,12 @@ export default defineConfig((_env, argv) => {
       client: { overlay: false },
     },
     optimization: {
+      // rspack's own minimizers; three compress passes take about 0.2 KB off the initial JavaScript (gzip)
+      // that one pass leaves. The unsafe_* options gained nothing more and are left off.
+      minimizer: [
+        new rspack.SwcJsMinimizerRspackPlugin({ minimizerOptions: { compress: { passes: 3 } } }),
+        new rspack.LightningCssMinimizerRspackPlugin(),
+      ],
       splitChunks: {
         cacheGroups: {
           // Every library the shell runs is needed at start (React, sign-in, routing), so they ship as one file:
