@@ -60,6 +60,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
         '/api/remotes/{name}/rollout/abort',
         '/api/remotes/{name}/rollout/promote',
         '/api/remotes/{name}/versions',
+        '/api/remotes/{name}/versions/{version}/withdrawal',
         '/api/telemetry',
       ].sort(),
     );

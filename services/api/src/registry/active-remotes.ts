@@ -32,6 +32,12 @@ export interface ActiveRemote extends ServedVersion {
   readonly navOrder: number;
   readonly requiredRoles: readonly string[];
   readonly canary?: ServedVersion & CanaryAudience & { readonly startedAt: number };
+  /** Its releases no longer served (withdrawn, or a canary rolled back), which open pages must drop. */
+  readonly pulled: readonly {
+    readonly version: string;
+    readonly kind: 'withdrawn' | 'rolled-back';
+    readonly reason: string;
+  }[];
 }
 
 /** The active remotes at one moment, with a digest of their content (the same on every replica). */
@@ -138,9 +144,15 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
 
   private async load(): Promise<ActiveRemotesSnapshot> {
     const em = this.orm.em.fork();
-    const [active, running] = await Promise.all([
+    const [active, running, withdrawn, rolledBack] = await Promise.all([
       em.find(RemoteVersion, { active: true }, { populate: ['remote'], disableIdentityMap: true }),
       this.canaries.running(em),
+      em.find(
+        RemoteVersion,
+        { withdrawnAt: { $ne: null } },
+        { orderBy: { withdrawnAt: 'asc', id: 'asc' }, disableIdentityMap: true },
+      ),
+      this.canaries.rolledBack(em),
     ]);
     const canaryVersions = running.length
       ? await em.find(
@@ -157,6 +169,18 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
         const canary = canaryVersions.find(
           (candidate) => candidate.remote.name === remote.name && candidate.version === rollout?.version,
         );
+        const pulled = [
+          ...withdrawn
+            .filter((candidate) => candidate.remote.name === remote.name)
+            .map((candidate) => ({
+              version: candidate.version,
+              kind: 'withdrawn' as const,
+              reason: candidate.withdrawalReason ?? '',
+            })),
+          ...rolledBack
+            .filter((ended) => ended.remote === remote.name)
+            .map((ended) => ({ version: ended.version, kind: 'rolled-back' as const, reason: ended.reason })),
+        ];
         return [
           {
             name: remote.name,
@@ -168,6 +192,7 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
             entry: manifestUrl,
             integrity,
             manifestIntegrity,
+            pulled,
             ...(rollout && canary?.integrity && canary.manifestIntegrity
               ? {
                   canary: {

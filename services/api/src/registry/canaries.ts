@@ -15,6 +15,13 @@ export interface RunningCanary extends CanaryAudience {
   readonly startedAt: Date;
 }
 
+/** A remote's canary that was rolled back (aborted by hand or by the automatic rollback), and why. */
+export interface RolledBackCanary {
+  readonly remote: string;
+  readonly version: string;
+  readonly reason: string;
+}
+
 /**
  * What the registry needs of canaries, which the rollout module owns (rollouts, cohorts) and provides as
  * {@link CANARIES}: the running ones, for the copy of the registry that `/api/remotes` is served from; who is in
@@ -23,6 +30,8 @@ export interface RunningCanary extends CanaryAudience {
  */
 export interface Canaries {
   running(em: EntityManager): Promise<RunningCanary[]>;
+  /** The canaries rolled back, the latest of each remote: open pages must not load their versions. */
+  rolledBack(em: EntityManager): Promise<RolledBackCanary[]>;
   includes(
     audience: CanaryAudience,
     remote: string,

@@ -14,4 +14,4 @@ export {
 export { RegistryService, type ServedToPerson } from './registry.service.js';
 export { RemoteVersion } from './remote-version.entity.js';
 export { Remote } from './remote.entity.js';
-export { lockRemote, makeActive } from './version-switch.js';
+export { assertServable, lockRemote, makeActive } from './version-switch.js';

@@ -710,6 +710,97 @@ describe('registry of remotes on SQLite', () => {
     expect(fieldsOf(response)).toContain(field);
   });
 
+  describe('withdrawing a version', () => {
+    const withdraw = (version: string, payload: unknown, token = admin) =>
+      api.request({
+        method: 'POST',
+        url: `/api/remotes/payroll/versions/${version}/withdrawal`,
+        token,
+        body: payload,
+      });
+    const list = async (token = user) =>
+      (await api.request({ url: '/api/remotes', token })).json<{
+        remotes: RemoteEntryBody[];
+        withdrawn: Array<{ name: string; version: string; kind: string; reason: string }>;
+      }>();
+    const payrollBody = (version: string) => ({
+      version,
+      manifestUrl: `http://localhost:4100/payroll/${version}/mf-manifest.json`,
+      ...releaseHashes('payroll', version),
+    });
+
+    beforeAll(async () => {
+      expect(
+        (
+          await createRemote({
+            name: 'payroll',
+            title: 'Payroll',
+            path: '/payroll',
+            owner: 'atrium-deployer',
+          })
+        ).statusCode,
+      ).toBe(201);
+      for (const version of ['1.0.0', '1.1.0']) {
+        expect((await publish('payroll', payrollBody(version))).statusCode).toBe(201);
+      }
+      expect((await activate('payroll', '1.0.0')).statusCode).toBe(200);
+    });
+
+    it('refuses anyone but an administrator, a reason-less withdrawal, and the version people are served', async () => {
+      expect((await withdraw('1.1.0', { reason: 'leaks data' }, publisher)).statusCode).toBe(403);
+      expect((await withdraw('1.1.0', { reason: 'leaks data' }, user)).statusCode).toBe(403);
+      const blank = await withdraw('1.1.0', { reason: '   ' });
+      expect(blank.statusCode).toBe(400);
+      expect(fieldsOf(blank)).toEqual(['reason']);
+      const active = await withdraw('1.0.0', { reason: 'leaks data' });
+      expect(active.statusCode).toBe(409);
+      const problem = active.json<{ code: string; detail: string }>();
+      expect(problem.code).toBe('version_in_use');
+      expect(problem.detail).toContain('activate another version first');
+      expect((await withdraw('9.9.9', { reason: 'leaks data' })).statusCode).toBe(404);
+      expect((await list()).withdrawn).toEqual([]);
+    });
+
+    it('withdraws a version for good: audited with its reason, named to open pages, never activated again', async () => {
+      const response = await withdraw('1.1.0', { reason: 'leaks data' });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toMatchObject({
+        version: '1.1.0',
+        active: false,
+        withdrawal: { by: 'ada', reason: 'leaks data' },
+      });
+      expect((await latestAudit(1)).items[0]).toMatchObject({
+        actor: 'ada',
+        action: 'remote.version.withdrawn',
+        target: 'payroll@1.1.0',
+        details: { remote: 'payroll', version: '1.1.0', reason: 'leaks data' },
+      });
+      // Every person who may use the remote is told, so a page that holds 1.1.0 drops it.
+      expect((await list()).withdrawn).toEqual([
+        { name: 'payroll', version: '1.1.0', kind: 'withdrawn', reason: 'leaks data' },
+      ]);
+
+      const activation = await activate('payroll', '1.1.0');
+      expect(activation.statusCode).toBe(409);
+      expect(activation.json<{ code: string }>().code).toBe('version_withdrawn');
+      const canary = await api.request({
+        method: 'POST',
+        url: '/api/remotes/payroll/rollout',
+        token: admin,
+        body: { version: '1.1.0', percent: 10 },
+      });
+      expect(canary.statusCode).toBe(409);
+      expect(canary.json<{ code: string }>().code).toBe('version_withdrawn');
+      expect((await list()).remotes.find((remote) => remote.name === 'payroll')?.version).toBe('1.0.0');
+
+      // Again: nothing changes, nothing more is audited.
+      expect((await withdraw('1.1.0', { reason: 'another reason' })).json()).toMatchObject({
+        withdrawal: { reason: 'leaks data' },
+      });
+      expect((await latestAudit(1)).items[0]?.details).toMatchObject({ reason: 'leaks data' });
+    });
+  });
+
   it('refuses a bad remote name in the path with 400 naming it', async () => {
     const response = await publish('Bad_Name', body('2.0.0'));
     expect(response.statusCode).toBe(400);

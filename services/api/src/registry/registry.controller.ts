@@ -1,4 +1,16 @@
-import { Body, Controller, Get, Param, Patch, Post, Put, Req, Res, UseInterceptors } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Req,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ADMIN_ROLE, type AuthenticatedUser, CurrentUser, PUBLISHER_ROLE, Roles } from '../auth/index.js';
@@ -18,9 +30,19 @@ import {
   remoteNameParamSchema,
   type UpdateRemote,
   updateRemoteSchema,
+  versionDocSchema,
   versionHistorySchema,
+  versionParamSchema,
+  type WithdrawVersion,
+  withdrawVersionSchema,
 } from './registry.schemas.js';
-import { type RemoteDetail, type RemoteEntry, RegistryService, type VersionDoc } from './registry.service.js';
+import {
+  type PulledRelease,
+  type RemoteDetail,
+  type RemoteEntry,
+  RegistryService,
+  type VersionDoc,
+} from './registry.service.js';
 
 const nameParam = { schema: remoteNameParamSchema };
 
@@ -56,15 +78,15 @@ export class RegistryController {
     @CurrentUser() user: AuthenticatedUser,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<{ remotes: RemoteEntry[] } | undefined> {
-    const { remotes, etag } = await this.registry.listForUser(user);
+  ): Promise<{ remotes: RemoteEntry[]; withdrawn: PulledRelease[] } | undefined> {
+    const { remotes, withdrawn, etag } = await this.registry.listForUser(user);
     // Private: the answer depends on who asks. no-cache: a browser revalidates it before each use.
     void reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
     if (matchesEtag(request.headers['if-none-match'], etag)) {
       void reply.status(304);
       return undefined;
     }
-    return { remotes };
+    return { remotes, withdrawn };
   }
 
   @Post('remotes')
@@ -150,6 +172,7 @@ export class RegistryController {
     'remote_not_found',
     'version_not_found',
     'version_unverifiable',
+    'version_withdrawn',
   )
   @ApiDocument(200, remoteDetailSchema, 'the remote with its new active version')
   activate(
@@ -158,6 +181,34 @@ export class RegistryController {
     @Body({ schema: activateVersionSchema }) body: ActivateVersion,
   ): Promise<RemoteDetail> {
     return this.registry.activate(user, name, body);
+  }
+
+  @Post('remotes/:name/versions/:version/withdrawal')
+  @UseInterceptors(RequestContextInterceptor)
+  @Roles(ADMIN_ROLE)
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Withdraw a version (administrators): never served again, dropped by open pages',
+    description:
+      'Only a version nobody is served can be withdrawn: activate another version, or abort its canary, first. ' +
+      'Withdrawing a withdrawn version changes nothing.',
+  })
+  @ApiAuthenticated(
+    'validation_failed',
+    'invalid_token',
+    'insufficient_scope',
+    'remote_not_found',
+    'version_not_found',
+    'version_in_use',
+  )
+  @ApiDocument(200, versionDocSchema, 'the version, withdrawn')
+  withdraw(
+    @CurrentUser() user: AuthenticatedUser,
+    @Param('name', nameParam) name: string,
+    @Param('version', { schema: versionParamSchema }) version: string,
+    @Body({ schema: withdrawVersionSchema }) body: WithdrawVersion,
+  ): Promise<VersionDoc> {
+    return this.registry.withdraw(user, name, version, body.reason);
   }
 
   @Get('remotes/:name/versions')

@@ -75,6 +75,31 @@ export class VersionUnverifiableError extends DomainError {
   }
 }
 
+/** An administrator withdrew the version: it is never served again. */
+export class VersionWithdrawnError extends DomainError {
+  readonly code = 'version_withdrawn';
+  constructor(name: string, version: string, reason: string | null) {
+    super(
+      `Remote "${name}" version ${version} was withdrawn${reason ? ` (${reason})` : ''} and is never served ` +
+        'again: publish a fixed version and activate that one.',
+    );
+  }
+}
+
+/** The version is being served (active, or a running canary's), so it cannot be withdrawn yet. */
+export class VersionInUseError extends DomainError {
+  readonly code = 'version_in_use';
+  constructor(name: string, version: string, use: 'active' | 'canary') {
+    super(
+      use === 'active'
+        ? `Remote "${name}" version ${version} is the active version: activate another version first, then ` +
+            'withdraw this one.'
+        : `Remote "${name}" version ${version} is the running canary: abort the canary first ` +
+            `(npm run rollout -- abort ${name}), then withdraw it.`,
+    );
+  }
+}
+
 /** Another remote already owns this route path. */
 export class PathInUseError extends DomainError {
   readonly code = 'path_in_use';

@@ -187,6 +187,23 @@ export const activateVersionSchema = z.strictObject({ version: versionSchema });
 
 export type ActivateVersion = z.output<typeof activateVersionSchema>;
 
+/** Body of `POST /api/remotes/{name}/versions/{version}/withdrawal`: why, in words people will read. */
+export const withdrawVersionSchema = z
+  .strictObject({
+    reason: z
+      .string('must be a string')
+      .trim()
+      .min(1, 'must say why the version is withdrawn')
+      .max(500, 'must be at most 500 characters')
+      .regex(NO_CONTROL_CHARACTERS, 'must not contain control characters')
+      .describe('shown to the people whose open pages drop the version, and kept in the audit log'),
+  })
+  .meta({ id: 'WithdrawVersion' });
+
+export type WithdrawVersion = z.output<typeof withdrawVersionSchema>;
+
+export const versionParamSchema = versionSchema;
+
 export const remoteNameParamSchema = remoteNameSchema;
 
 // Response documents: used for the OpenAPI description.
@@ -228,6 +245,10 @@ export const versionDocSchema = z
     publishedBy: z.string(),
     publishedAt: z.iso.datetime(),
     active: z.boolean(),
+    withdrawal: z
+      .object({ at: z.iso.datetime(), by: z.string(), reason: z.string() })
+      .nullable()
+      .describe('set once an administrator withdrew the version: it is never served again'),
   })
   .meta({
     id: 'VersionDoc',
@@ -240,6 +261,7 @@ export const versionDocSchema = z
       publishedBy: 'atrium-deployer',
       publishedAt: '2026-11-23T10:45:38.000Z',
       active: true,
+      withdrawal: null,
     },
   });
 
@@ -279,6 +301,26 @@ export const remoteListSchema = z
           },
         }),
     ),
+    withdrawn: z
+      .array(
+        z
+          .object({
+            name: z.string(),
+            version: z.string(),
+            kind: z
+              .enum(['withdrawn', 'rolled-back'])
+              .describe('withdrawn by an administrator, or a canary rolled back (by hand or automatically)'),
+            reason: z.string(),
+          })
+          .meta({
+            id: 'PulledRelease',
+            description:
+              'a release of a listed remote that is no longer served: an open page that holds it stops ' +
+              'loading it and shows why',
+            example: { name: 'profile', version: '1.1.0', kind: 'withdrawn', reason: 'leaks data' },
+          }),
+      )
+      .describe('releases of the listed remotes that open pages must drop'),
   })
   .meta({ id: 'RemoteList' });
 

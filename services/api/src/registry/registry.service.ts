@@ -11,7 +11,7 @@ import {
   RemoteOriginRefusedError,
   VersionExistsError,
   VersionNotFoundError,
-  VersionUnverifiableError,
+  VersionInUseError,
 } from './registry.errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/index.js';
 import {
@@ -27,7 +27,7 @@ import { assertMayDeploy, requireDeployRole } from './registry.roles.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
 import type { remoteDetailSchema, remoteListSchema, versionDocSchema } from './registry.schemas.js';
-import { lockRemote, makeActive } from './version-switch.js';
+import { assertServable, lockRemote, makeActive } from './version-switch.js';
 import type { z } from 'zod';
 
 // The documents this service answers with are the output of the schemas that describe them in the OpenAPI
@@ -40,6 +40,7 @@ export type VersionDoc = z.output<typeof versionDocSchema>;
 
 /** What the shell loads: the active version of a remote the caller may use. */
 export type RemoteEntry = z.output<typeof remoteListSchema>['remotes'][number];
+export type PulledRelease = z.output<typeof remoteListSchema>['withdrawn'][number];
 
 const DEFAULT_NAV_ORDER = 100;
 
@@ -64,13 +65,17 @@ export class RegistryService {
    * canary's when the caller is in its audience (CANARIES decides, from the verified token's `sub` and roles,
    * never by the browser).
    */
-  async listForUser(user: AuthenticatedUser): Promise<{ remotes: RemoteEntry[]; etag: string }> {
+  async listForUser(
+    user: AuthenticatedUser,
+  ): Promise<{ remotes: RemoteEntry[]; withdrawn: PulledRelease[]; etag: string }> {
     const snapshot = await this.activeRemotes.get();
     const roles = [...new Set(user.roles)].sort();
-    const served = servableTo(snapshot, roles).map((remote) => decideCanary(remote, user, this.canaries));
+    const servable = servableTo(snapshot, roles);
+    const served = servable.map((remote) => decideCanary(remote, user, this.canaries));
     const canaries = served.filter((remote) => remote.getsCanary).map((remote) => remote.entry.name);
     return {
       remotes: served.map((remote) => remote.entry),
+      withdrawn: pulledReleases(servable),
       // The answer is a function of the registry's content, the caller's roles and the canaries the caller is
       // in, so is its validator.
       etag: `"${createHash('sha256')
@@ -261,15 +266,50 @@ export class RegistryService {
       assertMayDeploy(user, admin, remote, 'activate');
       const target = await em.findOne(RemoteVersion, { remote: name, version: input.version });
       if (!target) throw new VersionNotFoundError(name, input.version);
-      if (!target.integrity || !target.manifestIntegrity) {
-        throw new VersionUnverifiableError(name, input.version);
-      }
+      assertServable(target);
       if (!target.active) {
         await makeActive(em, this.audit, this.canaries, user.actor, remote, target, new Date());
         // Deactivate before activating: the flush order within one unit of work follows change order.
         await em.flush();
       }
       return toDetail(remote, input.version);
+    });
+  }
+
+  /**
+   * Withdraws a version (administrators only, with a reason): it is never activated or run as a canary again,
+   * and `GET /api/remotes` names it among the withdrawn releases, so open pages stop loading it. Only a version
+   * nobody is served can be withdrawn. Withdrawing it again changes nothing.
+   */
+  async withdraw(
+    user: AuthenticatedUser,
+    name: string,
+    version: string,
+    reason: string,
+  ): Promise<VersionDoc> {
+    return this.activeRemotes.change(this.em, async (em) => {
+      const remote = await this.lockRemote(em, name);
+      if (!remote) throw new RemoteNotFoundError(name);
+      const target = await em.findOne(RemoteVersion, { remote: name, version });
+      if (!target) throw new VersionNotFoundError(name, version);
+      if (target.withdrawnAt) return toVersionDoc(target);
+      if (target.active) throw new VersionInUseError(name, version, 'active');
+      const canary = (await this.canaries.running(em)).find((running) => running.remote === name);
+      if (canary?.version === version) throw new VersionInUseError(name, version, 'canary');
+      const now = new Date();
+      em.assign(target, { withdrawnAt: now, withdrawnBy: user.actor, withdrawalReason: reason });
+      this.audit.record(
+        em,
+        {
+          actor: user.actor,
+          action: 'remote.version.withdrawn',
+          target: `${name}@${version}`,
+          details: { remote: name, version, reason },
+        },
+        now,
+      );
+      await em.flush();
+      return toVersionDoc(target);
     });
   }
 
@@ -348,6 +388,13 @@ function toVersionDoc(version: RemoteVersion): VersionDoc {
     publishedBy: version.publishedBy,
     publishedAt: version.publishedAt.toISOString(),
     active: version.active,
+    withdrawal: version.withdrawnAt
+      ? {
+          at: version.withdrawnAt.toISOString(),
+          by: version.withdrawnBy ?? '',
+          reason: version.withdrawalReason ?? '',
+        }
+      : null,
   };
 }
 
@@ -371,11 +418,26 @@ interface Served {
 interface Servable {
   readonly stable: RemoteEntry;
   readonly canary: ActiveRemote['canary'];
+  readonly pulled: ActiveRemote['pulled'];
 }
 
 function servableOf(remote: ActiveRemote): Servable {
-  const { requiredRoles, canary, ...stable } = remote;
-  return { stable: { ...stable, requiredRoles: [...requiredRoles] }, canary };
+  const { requiredRoles, canary, pulled, ...stable } = remote;
+  return { stable: { ...stable, requiredRoles: [...requiredRoles] }, canary, pulled };
+}
+
+/** The pulled releases of the remotes a caller may use, made once per list of them. */
+const pulledOf = new WeakMap<readonly Servable[], PulledRelease[]>();
+
+function pulledReleases(servable: readonly Servable[]): PulledRelease[] {
+  let pulled = pulledOf.get(servable);
+  if (!pulled) {
+    pulled = servable.flatMap(({ stable, pulled }) =>
+      pulled.map((release) => ({ name: stable.name, ...release })),
+    );
+    pulledOf.set(servable, pulled);
+  }
+  return pulled;
 }
 
 /** The active version of the remote, or its running canary's when the caller is in the canary's audience. */

@@ -20,6 +20,10 @@ export const RemoteVersion = defineEntity({
     publishedBy: p.string().length(MAX_NAME_LENGTH),
     publishedAt: p.datetime(),
     active: p.boolean().default(false),
+    // Withdrawn by an administrator (never active or in a canary again; open pages drop it): when, by whom, why.
+    withdrawnAt: p.datetime().nullable(),
+    withdrawnBy: p.string().length(MAX_NAME_LENGTH).nullable(),
+    withdrawalReason: p.string().length(500).nullable(),
   },
 });
 

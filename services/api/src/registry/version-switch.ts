@@ -2,8 +2,21 @@ import { type EntityManager, LockMode } from '@mikro-orm/core';
 import type { AuditService } from '../audit/index.js';
 import type { AppConfig } from '../config/index.js';
 import type { Canaries } from './canaries.js';
+import { VersionUnverifiableError, VersionWithdrawnError } from './registry.errors.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
+
+/**
+ * Refuses to serve `target` (as the active version or as a canary) unless the shell can check it (both hashes
+ * recorded at publish) and no administrator withdrew it.
+ */
+export function assertServable(target: RemoteVersion): void {
+  const { name } = target.remote;
+  if (!target.integrity || !target.manifestIntegrity)
+    throw new VersionUnverifiableError(name, target.version);
+  if (target.withdrawnAt)
+    throw new VersionWithdrawnError(name, target.version, target.withdrawalReason ?? null);
+}
 
 /**
  * Reads a remote for a change, locking its row (PostgreSQL) so that concurrent publishes, activations and

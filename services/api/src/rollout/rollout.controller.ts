@@ -56,6 +56,7 @@ export class RolloutController {
     'canary_audience_refused',
     'version_not_found',
     'version_unverifiable',
+    'version_withdrawn',
     'no_stable_version',
     'rollout_in_progress',
   )

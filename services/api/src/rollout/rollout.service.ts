@@ -8,6 +8,7 @@ import { countRolloutStep } from '../metrics/index.js';
 import {
   ActiveRemotes,
   assertMayDeploy,
+  assertServable,
   CANARIES,
   type Canaries,
   lockRemote,
@@ -17,7 +18,6 @@ import {
   RemoteVersion,
   requireDeployRole,
   VersionNotFoundError,
-  VersionUnverifiableError,
 } from '../registry/index.js';
 import {
   CanaryAudienceRefusedError,
@@ -54,9 +54,7 @@ export class RolloutService {
       assertMayTarget(admin, remote, input.roles ?? []);
       const target = await em.findOne(RemoteVersion, { remote: name, version: input.version });
       if (!target) throw new VersionNotFoundError(name, input.version);
-      if (!target.integrity || !target.manifestIntegrity) {
-        throw new VersionUnverifiableError(name, input.version);
-      }
+      assertServable(target);
       const stable = await em.findOne(RemoteVersion, { remote: name, active: true });
       if (!stable) throw new NoStableVersionError(name);
       if (stable.version === input.version) {

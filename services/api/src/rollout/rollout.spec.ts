@@ -201,6 +201,11 @@ describe('canaries of a remote', () => {
     expect(
       new Set([await versionFor(beta), ...(await Promise.all(people.map((p) => versionFor(p.token))))]),
     ).toEqual(new Set(['1.0.0']));
+    // Open pages hear of it, so one that was served the canary and has not loaded it yet never does.
+    const listed = (await api.request({ url: '/api/remotes', token: beta })).json<{ withdrawn: unknown[] }>();
+    expect(listed.withdrawn).toEqual([
+      { name: 'timeoff', version: '1.1.0', kind: 'rolled-back', reason: 'error budget burnt' },
+    ]);
     const [event] = await latestAudit(1);
     expect(event).toMatchObject({
       actor: 'service-account-atrium-deployer',

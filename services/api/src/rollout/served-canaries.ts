@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/core';
-import type { Canaries, CanaryAudience, RunningCanary } from '../registry/index.js';
+import type { Canaries, CanaryAudience, RolledBackCanary, RunningCanary } from '../registry/index.js';
 import { inCanary } from './cohort.js';
 import { RemoteRollout } from './rollout.entity.js';
 
 /**
  * The canaries as the registry serves them (its {@link Canaries}, provided as CANARIES): the running ones from
- * remote_rollout, their audience by cohort.ts, and a running canary ended as promoted when its version is
- * activated.
+ * remote_rollout, their audience by cohort.ts, the last rolled-back one of each remote, and a running canary
+ * ended as promoted when its version is activated.
  */
 @Injectable()
 export class ServedCanaries implements Canaries {
@@ -19,6 +19,16 @@ export class ServedCanaries implements Canaries {
       percent: rollout.percent,
       roles: [...rollout.roles],
       startedAt: rollout.startedAt,
+    }));
+  }
+
+  async rolledBack(em: EntityManager): Promise<RolledBackCanary[]> {
+    // One row per remote: its latest canary, so this is the last rolled-back canary of each.
+    const rollouts = await em.find(RemoteRollout, { state: 'aborted' }, { disableIdentityMap: true });
+    return rollouts.map((rollout) => ({
+      remote: rollout.remote.name,
+      version: rollout.version,
+      reason: rollout.reason ?? '',
     }));
   }
 

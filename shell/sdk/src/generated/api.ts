@@ -142,6 +142,26 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/remotes/{name}/versions/{version}/withdrawal": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Withdraw a version (administrators): never served again, dropped by open pages
+         * @description Only a version nobody is served can be withdrawn: activate another version, or abort its canary, first. Withdrawing a withdrawn version changes nothing.
+         */
+        readonly post: operations["registryWithdraw"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/admin/remotes": {
         readonly parameters: {
             readonly query?: never;
@@ -438,6 +458,8 @@ export interface components {
         };
         readonly RemoteList: {
             readonly remotes: readonly components["schemas"]["RemoteEntry"][];
+            /** @description releases of the listed remotes that open pages must drop */
+            readonly withdrawn: readonly components["schemas"]["PulledRelease"][];
         };
         /**
          * @description a remote the caller may load, with its active release
@@ -467,6 +489,25 @@ export interface components {
             readonly manifestIntegrity: string;
             /** @description the roles it requires, all of which the caller holds; the shell lets no dev override replace a remote that requires the administrator role */
             readonly requiredRoles: readonly string[];
+        };
+        /**
+         * @description a release of a listed remote that is no longer served: an open page that holds it stops loading it and shows why
+         * @example {
+         *       "name": "profile",
+         *       "version": "1.1.0",
+         *       "kind": "withdrawn",
+         *       "reason": "leaks data"
+         *     }
+         */
+        readonly PulledRelease: {
+            readonly name: string;
+            readonly version: string;
+            /**
+             * @description withdrawn by an administrator, or a canary rolled back (by hand or automatically)
+             * @enum {string}
+             */
+            readonly kind: "withdrawn" | "rolled-back";
+            readonly reason: string;
         };
         readonly CreateRemote: {
             /**
@@ -557,7 +598,8 @@ export interface components {
          *       "manifestIntegrity": "sha384-BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB",
          *       "publishedBy": "atrium-deployer",
          *       "publishedAt": "2026-11-23T10:45:38.000Z",
-         *       "active": true
+         *       "active": true,
+         *       "withdrawal": null
          *     }
          */
         readonly VersionDoc: {
@@ -569,6 +611,17 @@ export interface components {
             /** Format: date-time */
             readonly publishedAt: string;
             readonly active: boolean;
+            /** @description set once an administrator withdrew the version: it is never served again */
+            readonly withdrawal: {
+                /** Format: date-time */
+                readonly at: string;
+                readonly by: string;
+                readonly reason: string;
+            } | null;
+        };
+        readonly WithdrawVersion: {
+            /** @description shown to the people whose open pages drop the version, and kept in the audit log */
+            readonly reason: string;
         };
         readonly VersionHistory: {
             readonly remote: components["schemas"]["RemoteDetail"];
@@ -866,7 +919,7 @@ export interface components {
              * @description stable machine-readable code (docs/errors.md)
              * @enum {string}
              */
-            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "dev_override_refused" | "personal_session_required" | "canary_audience_refused" | "account_access_required" | "account_deleted" | "validation_failed" | "remote_origin_refused" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "rollout_in_progress" | "no_rollout" | "no_stable_version" | "payload_too_large" | "rate_limited" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "identity_admin_unavailable" | "internal_error";
+            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "dev_override_refused" | "personal_session_required" | "canary_audience_refused" | "account_access_required" | "account_deleted" | "validation_failed" | "remote_origin_refused" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "version_withdrawn" | "version_in_use" | "rollout_in_progress" | "no_rollout" | "no_stable_version" | "payload_too_large" | "rate_limited" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "identity_admin_unavailable" | "internal_error";
             readonly errors?: readonly components["schemas"]["ProblemFieldError"][];
         };
         /** @description one invalid input (validation_failed) */
@@ -1659,7 +1712,125 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code version_unverifiable */
+            /** @description problem+json, code version_unverifiable | version_withdrawn */
+            readonly 409: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code payload_too_large */
+            readonly 413: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unsupported_media_type */
+            readonly 415: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code internal_error */
+            readonly 500: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            readonly 503: {
+                headers: {
+                    /** @description seconds until the issuer is asked again; seconds to wait before trying again */
+                    readonly "Retry-After"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly registryWithdraw: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                /** @description a remote's name: must be 2-40 characters: a lowercase letter, then lowercase letters or digits (no - or _: the name is a JavaScript identifier in Module Federation) */
+                readonly name: string;
+                /** @description a release's version: must be a semantic version such as 1.4.0, at most 64 characters */
+                readonly version: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["WithdrawVersion"];
+            };
+        };
+        readonly responses: {
+            /** @description the version, withdrawn */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["VersionDoc"];
+                };
+            };
+            /** @description problem+json, code invalid_request | validation_failed | malformed_request | request_rejected */
+            readonly 400: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            readonly 401: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code insufficient_scope */
+            readonly 403: {
+                headers: {
+                    /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
+                    readonly "WWW-Authenticate"?: string;
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code remote_not_found | version_not_found */
+            readonly 404: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem+json, code version_in_use */
             readonly 409: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1935,7 +2106,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code version_unverifiable | no_stable_version | rollout_in_progress */
+            /** @description problem+json, code version_unverifiable | version_withdrawn | no_stable_version | rollout_in_progress */
             readonly 409: {
                 headers: {
                     readonly [name: string]: unknown;

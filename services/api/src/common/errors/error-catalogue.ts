@@ -121,6 +121,18 @@ export const ERROR_CATALOGUE = {
     example:
       'Version 0.9.0 of "profile" has no integrity hashes, so the shell could not check it; publish it again.',
   },
+  version_withdrawn: {
+    status: 409,
+    title: 'Version withdrawn',
+    example:
+      'Remote "profile" version 1.1.0 was withdrawn (leaks data) and is never served again: publish a fixed version and activate that one.',
+  },
+  version_in_use: {
+    status: 409,
+    title: 'Version is being served',
+    example:
+      'Remote "profile" version 1.0.1 is the active version: activate another version first, then withdraw this one.',
+  },
   rollout_in_progress: {
     status: 409,
     title: 'A canary is already running',
