@@ -1,69 +1,50 @@
-import { useAsyncResource } from '@atrium/sdk/ui';
-import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { AuthProvider } from 'react-oidc-context';
-import { IndexedDbDPoPStore, type User } from 'oidc-client-ts';
+import type { User } from 'oidc-client-ts';
 import { AuthGate } from '../auth/auth-gate';
 import { isAccountAccessAnswer } from '../auth/account-access-callback';
 import { keepAccountActionResult } from '../auth/account-action-callback';
-import { DPoPKeyCache } from '../auth/dpop-key-cache';
 import { discoveryProbe, IdentityProviderMonitor } from '../auth/identity-provider';
 import { IdentityProviderMonitorProvider, IdentityProviderNotice } from '../auth/identity-provider-notice';
-import { createUserManager, safeReturnTo } from '../auth/oidc';
-import { ConfigError, loadRuntimeConfig } from '../config/runtime-config';
+import { safeReturnTo } from '../auth/oidc';
 import { StatusPanel } from '../layout/status-panel';
 import type { RemoteCatalogue } from '../remote-loading/catalogue/remote-catalogue';
 import type { FeatureLoader } from '../remote-loading/loader/remote-loader';
 import { SignedInShell } from './signed-in-shell';
-
-/** How long the first render waits at most for the early list's request to leave. */
-const EARLY_REQUEST_WAIT_MS = 50;
-
-/**
- * The run-time config and the OIDC client for it. While the config loads, the page reads its DPoP key
- * (../auth/dpop-key-cache.ts) and starts checking the release it opens at, as the registry listed it last time
- * (`recall`); the list of features is asked for as soon as the config is read (`requestEarly`), and sent before
- * React renders the session's loading: that render would delay it.
- */
-async function loadConfig(catalogue: RemoteCatalogue) {
-  const dpopStore = new DPoPKeyCache(new IndexedDbDPoPStore());
-  dpopStore.warm();
-  catalogue.recall();
-  const config = await loadRuntimeConfig();
-  const userManager = createUserManager(config, { dpopStore });
-  // Signing out (here or in another tab) forgets which features this browser saw.
-  userManager.events.addUserUnloaded(() => catalogue.forget());
-  const early = catalogue.requestEarly(userManager, config.apiBaseUrl, config.remotesUrl);
-  // React's first render of the session holds the main thread for a while: let the list's request leave first
-  // (its proof is signed in a few milliseconds once the key is read), then render.
-  await Promise.race([early.sent, new Promise((resolve) => setTimeout(resolve, EARLY_REQUEST_WAIT_MS))]);
-  return { config, userManager };
-}
+import type { Startup, StartupState } from './startup';
 
 export interface AppProps {
+  /** The page's start (./startup.ts): the run-time config and its OIDC client, as they load. */
+  readonly startup: Startup;
   /** The page's catalogue of remotes: the list's whole life, from the remembered one to the adopted one. */
   readonly catalogue: RemoteCatalogue;
   /** Loads a remote's Feature: the page's remote loader's. */
   readonly loadFeature: FeatureLoader;
 }
 
-/** Loads the run-time config, then hands over to sign-in; nothing renders blank in between. */
-export function App({ catalogue, loadFeature }: AppProps) {
-  const config = useAsyncResource(useCallback(() => loadConfig(catalogue), [catalogue]));
-
-  if (config.status === 'loading') return <StatusPanel kind="loading" title="Starting Atrium…" />;
-  if (config.status === 'failed') {
-    const error = config.error instanceof ConfigError ? config.error : new ConfigError(String(config.error));
+/** Shows the page's start, then hands over to sign-in; nothing renders blank in between. */
+export function App({ startup, catalogue, loadFeature }: AppProps) {
+  const state = useSyncExternalStore(startup.subscribe, startup.getSnapshot);
+  if (state.status === 'loading') return <StatusPanel kind="loading" title="Starting Atrium…" />;
+  if (state.status === 'failed') {
     return (
       <StatusPanel
         kind="error"
         title="Atrium's configuration could not be loaded"
-        detail={error.message}
-        items={error.problems}
-        action={{ label: 'Retry', onClick: config.refetch }}
+        detail={state.error.message}
+        items={state.error.problems}
+        action={{ label: 'Retry', onClick: startup.retry }}
       />
     );
   }
-  return <Authenticated {...config.data} catalogue={catalogue} loadFeature={loadFeature} />;
+  return (
+    <Authenticated
+      config={state.config}
+      userManager={state.userManager}
+      catalogue={catalogue}
+      loadFeature={loadFeature}
+    />
+  );
 }
 
 function Authenticated({
@@ -71,7 +52,7 @@ function Authenticated({
   userManager,
   catalogue,
   loadFeature,
-}: Awaited<ReturnType<typeof loadConfig>> & AppProps) {
+}: Omit<Extract<StartupState, { status: 'ready' }>, 'status'> & Omit<AppProps, 'startup'>) {
   const monitor = useMemo(
     () => new IdentityProviderMonitor({ probe: discoveryProbe(config.oidc.authority) }),
     [config],
