@@ -42,6 +42,8 @@ describe('field telemetry', () => {
     telemetry.recordOutcome(outcome('failed', 'leave', '2.0.0', 'timeout', 11_000));
     telemetry.recordOutcome(outcome('failed', 'leave', '2.0.0', 'refused', 11_500));
     telemetry.recordOutcome(outcome('failed', 'leave', '2.0.0', undefined, 12_000));
+    // Refused because the registry pulled the release: nothing the release did, so not a failure of it.
+    telemetry.recordOutcome(outcome('failed', 'leave', '2.0.0', 'withdrawn', 12_500));
     telemetry.recordOutcome(outcome('failed', 'profile', '1.2.0', 'render', 13_000));
 
     await telemetry.flush();

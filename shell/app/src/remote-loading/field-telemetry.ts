@@ -139,6 +139,8 @@ export function createFieldTelemetry(send: (reports: VersionReport[]) => Promise
       }
       // A failure without a reason (not a RemoteLoadError) is a download failure.
       const reason = kind ?? 'download';
+      // The registry pulled the release and the page refused it: nothing the release did, so not counted.
+      if (reason === 'withdrawn') return;
       if (reason === 'render') {
         countRenderFailure(tally);
       } else if (reason === 'invalid') {

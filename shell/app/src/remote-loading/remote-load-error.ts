@@ -6,9 +6,10 @@ import type { RemoteDescriptor } from '@atrium/sdk';
  * - `download`: a file could not be fetched (network, HTTP error, or refused by the browser's integrity check);
  * - `refused`: the shell refused to run it (its release does not match what the registry recorded, or it asks
  *   to be loaded in a way the shell does not allow);
- * - `invalid`: it loaded but exports no Feature component.
+ * - `invalid`: it loaded but exports no Feature component;
+ * - `withdrawn`: the registry no longer serves the release the page holds (withdrawn, or a canary rolled back).
  */
-export type RemoteLoadFailure = 'timeout' | 'download' | 'refused' | 'invalid';
+export type RemoteLoadFailure = 'timeout' | 'download' | 'refused' | 'invalid' | 'withdrawn';
 
 /** Typed failure to load a remote's exposed module, rendered by the remote slot. */
 export class RemoteLoadError extends Error {

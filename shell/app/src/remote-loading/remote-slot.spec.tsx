@@ -51,6 +51,31 @@ describe('RemoteSlot', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
+  it('takes a feature on screen away when the registry pulls its release, says why and offers a reload', async () => {
+    const load = vi.fn<FeatureLoader>((remote) =>
+      remote.pulled === undefined
+        ? Promise.resolve({ Feature: Working })
+        : Promise.reject(new RemoteLoadError(remote, 'withdrawn', remote.pulled)),
+    );
+    const { rerender } = render(<RemoteSlot remote={profile} timeoutMs={TIMEOUT} load={load} />);
+    expect(await screen.findByText('Feature mounted at /profile')).toBeTruthy();
+    const reload = vi.fn();
+    vi.spyOn(window, 'location', 'get').mockReturnValue({ ...window.location, reload });
+
+    const pulled = {
+      ...profile,
+      pulled: 'Profile 1.0.0 was withdrawn: leaks data. Reload the page to use version 1.0.1.',
+    };
+    rerender(<RemoteSlot remote={pulled} timeoutMs={TIMEOUT} load={load} />);
+
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Profile 1.0.0 was withdrawn: leaks data.');
+    expect(screen.queryByText('Feature mounted at /profile')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Reload' }));
+    expect(reload).toHaveBeenCalledOnce();
+  });
+
   it('catches a crash inside the remote in its error boundary and recovers on Retry', async () => {
     let crash = true;
     function Flaky(props: FeatureProps) {

@@ -134,12 +134,18 @@ function RemoteFailure({
   error: Error;
   onRetry: () => void;
 }) {
+  // A release the registry pulled will not load again: the page's reload takes the version served now.
+  const withdrawn = (error as Partial<RemoteLoadError>).reason === 'withdrawn';
   return (
     <StatusPanel
       kind="error"
       title={`${remote.title} is unavailable`}
       detail={error.message}
-      action={{ label: 'Retry', onClick: onRetry }}
+      action={
+        withdrawn
+          ? { label: 'Reload', onClick: () => window.location.reload() }
+          : { label: 'Retry', onClick: onRetry }
+      }
     />
   );
 }

@@ -1,4 +1,5 @@
 import type { RemoteDescriptor } from '@atrium/sdk';
+import type { ListedRemote } from '../loader/remote-loader';
 
 /*
  * The states of the registry's list in one page (./remote-catalogue.ts takes it from one to the next). A list
@@ -29,8 +30,10 @@ export interface CatalogueState {
   readonly remembered?: RemoteDescriptor | undefined;
   readonly early: EarlyStatus;
   readonly step: ListStep;
-  /** The registry's list at `fresh`, the adopted one at `adopted`. */
-  readonly remotes?: readonly RemoteDescriptor[] | undefined;
+  /** The registry's list at `fresh`, the adopted one at `adopted` (where a pulled release is marked). */
+  readonly remotes?: readonly ListedRemote[] | undefined;
+  /** The registry's list as it answered, before dev overrides: what later answers are compared with. */
+  readonly listed?: readonly RemoteDescriptor[] | undefined;
   /** Why the list could not be read, at `failed`. */
   readonly error?: unknown;
 }

@@ -306,4 +306,19 @@ describe('the remote catalogue', () => {
       expect(store.getSnapshot()).toMatchObject({ step: 'adopted', remotes: [profile] });
     });
   });
+  describe('a pulled release', () => {
+    it('takes the adopted list again with the pulled release marked, keeping the list the registry answered', async () => {
+      const store = catalogue();
+      store.open(session([[admin, profile]]).value);
+      await settle();
+      const before = store.getSnapshot();
+      const pulled = { ...profile, pulled: 'Profile was withdrawn: leaks data.' };
+
+      store.markPulled([admin, pulled]);
+
+      expect(store.getSnapshot()).toMatchObject({ step: 'adopted', remotes: [admin, pulled] });
+      // The registry's list as it answered stays what later answers are compared with.
+      expect(store.getSnapshot().listed).toBe(before.listed);
+    });
+  });
 });

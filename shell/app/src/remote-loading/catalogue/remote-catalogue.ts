@@ -1,11 +1,11 @@
 import type { ApiClient, RemoteDescriptor } from '@atrium/sdk';
 import type { UserManager } from 'oidc-client-ts';
 import { hasAuthParams } from 'react-oidc-context';
-import type { DevServer, RemoteLoader } from '../loader/remote-loader';
+import type { DevServer, ListedRemote, RemoteLoader } from '../loader/remote-loader';
 import { initialCatalogueState, type CatalogueState } from './catalogue-state';
 import { requestRemotesEarly, type EarlyRemotes } from './early-remotes';
 import { forgetRemotes, recallRoutedRemote, rememberRemotes } from './remembered-remotes';
-import { getRemotes, routedRemote } from './remotes-list';
+import { getRemotes, parseRemotes, routedRemote } from './remotes-list';
 
 /** The registry's list with this tab's dev overrides applied, and the dev servers they run from. */
 export interface OverriddenList {
@@ -42,7 +42,8 @@ export interface CatalogueOptions {
 /**
  * The registry's list of features over one page's life, in one store (./catalogue-state.ts for its states):
  * remembered from the previous page, asked for early, asked for by the signed-in session, with this tab's dev
- * overrides applied, and adopted by the loader. React reads it with `useSyncExternalStore(subscribe,
+ * overrides applied, adopted by the loader, and watched while the session lasts (./release-watch.tsx: releases
+ * the registry pulls are refused, newer ones offered with a reload). React reads it with `useSyncExternalStore(subscribe,
  * getSnapshot)`; the shell's composition calls the rest, once each where its comment says.
  */
 export interface RemoteCatalogue {
@@ -66,6 +67,11 @@ export interface RemoteCatalogue {
    * at starts loading. Returns how to close the session: an answer that comes later is dropped.
    */
   open(session: CatalogueSession): () => void;
+  /**
+   * The adopted list again, with the releases the registry no longer serves marked as pulled (the release watch
+   * heard of them): their slots see new descriptors and ask the loader again, which refuses them, saying why.
+   */
+  markPulled(remotes: readonly ListedRemote[]): void;
   /** Asks the registry again for the open session's list (after a failure). */
   readonly retry: () => void;
   /** Forgets the kept list (the person signed out: the next person's features are theirs). */
@@ -103,7 +109,7 @@ export function createRemoteCatalogue({
     void (async () => {
       const listed = (await pending) ?? (await getRemotes(api, remotesUrl, signal));
       if (signal.aborted) return;
-      set({ step: 'fresh', remotes: listed });
+      set({ step: 'fresh', remotes: listed, listed });
       // Kept only while someone is signed in: an answer that lands after a sign-out (here or in another tab,
       // which forgets the kept list) must not write it back.
       void isSignedIn().then((signedIn) => signedIn && rememberRemotes(listed, storage));
@@ -113,10 +119,15 @@ export function createRemoteCatalogue({
       if (signal.aborted) return;
       adopt(remotes, devServers);
       set({ step: 'adopted', remotes });
+      // The release watch (a chunk of its own) runs until this attempt ends; without it the page works on.
+      import('./release-watch').then(
+        (module) => module.watchReleases(catalogue, { api, remotesUrl, parse: parseRemotes }, signal),
+        () => undefined,
+      );
     })().catch((error: unknown) => signal.aborted || set({ step: 'failed', remotes: undefined, error }));
   };
 
-  return {
+  const catalogue: RemoteCatalogue = {
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -155,9 +166,11 @@ export function createRemoteCatalogue({
         set({ step: 'closed', remotes: undefined, error: undefined });
       };
     },
+    markPulled: (remotes) => set({ remotes }),
     retry: () => {
       if (session !== undefined) load(session);
     },
     forget: () => forgetRemotes(storage),
   };
+  return catalogue;
 }

@@ -245,6 +245,27 @@ describe('loadFeature', () => {
     expect(taken).not.toHaveBeenCalled();
   });
 
+  it('refuses a release the registry pulled, with why, on every later load and Retry, and keeps its other versions', async () => {
+    const listed = testRemote('pulled');
+    registerFeatureRemotes([listed]);
+    runtime.loadRemote.mockResolvedValue({ Feature });
+    await expect(loadFeature(listed, options)).resolves.toEqual({ Feature });
+
+    const pulled = { ...listed, pulled: 'Pulled 1.0.0 was withdrawn: leaks data.' };
+    for (const retry of [false, true]) {
+      const refusal = loadFeature(pulled, { ...options, retry });
+      await expect(refusal).rejects.toBeInstanceOf(RemoteLoadError);
+      await expect(refusal).rejects.toMatchObject({
+        reason: 'withdrawn',
+        message: 'Pulled 1.0.0 was withdrawn: leaks data.',
+      });
+    }
+    expect(runtime.loadRemote).toHaveBeenCalledTimes(1);
+    const next = { ...listed, version: '1.0.1' };
+    registerFeatureRemotes([next]);
+    await expect(loadFeature(next, options)).resolves.toEqual({ Feature });
+  });
+
   it('starts loading the release a page opens at before its slot asks, and the slot takes that load once', async () => {
     registerFeatureRemotes([signed]);
     runtime.loadRemote.mockResolvedValue({ Feature });

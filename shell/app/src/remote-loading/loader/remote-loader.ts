@@ -16,7 +16,13 @@ export interface LoadOptions {
   readonly timeoutMs: number;
 }
 
-export type FeatureLoader = (remote: RemoteDescriptor, options: LoadOptions) => Promise<RemoteModule>;
+/**
+ * A remote as the page's list holds it. `pulled` is set once the registry no longer serves its release
+ * (withdrawn, or a canary rolled back): why, and what to do, in words the slot shows instead of loading it.
+ */
+export type ListedRemote = RemoteDescriptor & { readonly pulled?: string };
+
+export type FeatureLoader = (remote: ListedRemote, options: LoadOptions) => Promise<RemoteModule>;
 
 /** A dev server an approved dev override runs a remote from: the files in `folder` (chunks, hot updates). */
 export interface DevServer {
@@ -59,7 +65,7 @@ export interface RemoteLoader {
   adopt(remotes: readonly RemoteDescriptor[], options?: AdoptOptions): void;
   /**
    * Loads a remote's Feature: verifies its release against the registry, lets the runtime load the verified
-   * entry, and turns every failure into a {@link RemoteLoadError}.
+   * entry, and turns every failure into a {@link RemoteLoadError}; a release the registry pulled never loads.
    */
   readonly loadFeature: FeatureLoader;
 }
@@ -96,6 +102,7 @@ export function createRemoteLoader(scriptUrls: TrustedScriptUrls): RemoteLoader 
       ahead.set(routed.name, { key: releaseKey(routed), module });
     },
     async loadFeature(remote, { retry, timeoutMs }) {
+      if (remote.pulled !== undefined) throw new RemoteLoadError(remote, 'withdrawn', remote.pulled);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<never>((_resolve, reject) => {
         timer = setTimeout(
