@@ -1,5 +1,5 @@
 import { Button } from '@atrium/sdk/ui';
-import { useEffect, useId, useRef } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 export interface ConfirmDialogProps {
   readonly title: string;
@@ -8,8 +8,12 @@ export interface ConfirmDialogProps {
   /** Said on the confirm button while the action runs, e.g. `Activating…`. */
   readonly busyLabel: string;
   readonly busy: boolean;
+  /** The confirm button stays disabled while this is false (e.g. a required reason is still empty). */
+  readonly canConfirm?: boolean;
   readonly onConfirm: () => void;
   readonly onCancel: () => void;
+  /** What the person fills in before confirming, shown under the message. */
+  readonly children?: ReactNode;
 }
 
 /**
@@ -22,8 +26,10 @@ export function ConfirmDialog({
   confirmLabel,
   busyLabel,
   busy,
+  canConfirm = true,
   onConfirm,
   onCancel,
+  children,
 }: ConfirmDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -45,11 +51,18 @@ export function ConfirmDialog({
     >
       <h2 id={titleId}>{title}</h2>
       <p>{message}</p>
+      {children}
       <div className="atrium-admin__actions">
         <Button variant="secondary" onClick={onCancel} disabled={busy}>
           Cancel
         </Button>
-        <Button onClick={onConfirm} busy={busy} busyLabel={busyLabel} autoFocus>
+        <Button
+          onClick={onConfirm}
+          busy={busy}
+          busyLabel={busyLabel}
+          disabled={!canConfirm}
+          autoFocus={children === undefined}
+        >
           {confirmLabel}
         </Button>
       </div>

@@ -15,7 +15,7 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-function registry(active: string): AdminRemotesDocument {
+function registry(active: string, withdrawn: Record<string, string> = {}): AdminRemotesDocument {
   return {
     remotes: [
       {
@@ -36,6 +36,10 @@ function registry(active: string): AdminRemotesDocument {
           publishedBy: 'atrium-deployer',
           publishedAt: '2026-11-22T10:00:00.000Z',
           active: version === active,
+          withdrawal:
+            withdrawn[version] === undefined
+              ? null
+              : { at: '2026-11-23T09:00:00.000Z', by: 'ada', reason: withdrawn[version] },
         })),
       },
     ],
@@ -88,6 +92,61 @@ describe('RemotesConsole', () => {
     expect(await screen.findByText(/Profile 1.0.0 is now active/)).toBeTruthy();
     expect(activations).toEqual([{ version: '1.0.0' }]);
     await vi.waitFor(() => expect(screen.getByTestId('active-version').textContent).toBe('1.0.0'));
+  });
+
+  it('withdraws a version only with a reason, then shows it withdrawn with why and no action', async () => {
+    const withdrawn: Record<string, string> = {};
+    const requests: unknown[] = [];
+    server.use(
+      http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry('1.0.1', withdrawn))),
+      http.post(`${API}/api/remotes/profile/versions/1.0.0/withdrawal`, async ({ request }) => {
+        const body = (await request.json()) as { reason: string };
+        requests.push(body);
+        withdrawn['1.0.0'] = body.reason;
+        return HttpResponse.json(registry('1.0.1', withdrawn).remotes[0]!.versions[1]);
+      }),
+    );
+    renderWithShell(<RemotesConsole />);
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Withdraw 1.0.0' }));
+    expect(screen.getByText('Withdraw Profile 1.0.0?')).toBeTruthy();
+    const confirm = () => screen.getAllByRole('button', { name: 'Withdraw 1.0.0' }).at(-1)!;
+    // No reason, no withdrawal: the confirmation stays disabled.
+    expect(confirm()).toHaveProperty('disabled', true);
+    fireEvent.change(screen.getByLabelText('Reason'), { target: { value: '  leaks data  ' } });
+    fireEvent.click(confirm());
+
+    expect(await screen.findByText(/Profile 1.0.0 is withdrawn/)).toBeTruthy();
+    expect(requests).toEqual([{ reason: 'leaks data' }]);
+    await vi.waitFor(() => expect(screen.getByTestId('version-1.0.0').textContent).toContain('withdrawn'));
+    const row = screen.getByTestId('version-1.0.0');
+    expect(row.textContent).toContain('leaks data (ada,');
+    expect(within(row).queryByRole('button')).toBeNull();
+  });
+
+  it('says why a withdrawal was refused', async () => {
+    server.use(
+      http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry('1.0.0'))),
+      http.post(`${API}/api/remotes/profile/versions/1.0.1/withdrawal`, () =>
+        HttpResponse.json(
+          {
+            type: 'urn:atrium:problem:version_in_use',
+            title: 'Version is being served',
+            status: 409,
+            code: 'version_in_use',
+            detail: 'Remote "profile" version 1.0.1 is the running canary: abort the canary first.',
+          },
+          { status: 409, headers: { 'Content-Type': 'application/problem+json' } },
+        ),
+      ),
+    );
+    renderWithShell(<RemotesConsole />);
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Withdraw 1.0.1' }));
+    fireEvent.change(screen.getByLabelText('Reason'), { target: { value: 'broken' } });
+    fireEvent.click(screen.getAllByRole('button', { name: 'Withdraw 1.0.1' }).at(-1)!);
+
+    expect((await screen.findByRole('alert')).textContent).toContain('Profile 1.0.1 was not withdrawn');
   });
 
   it('shows the API refusal inline and offers Retry when the registry cannot be loaded', async () => {

@@ -3,6 +3,7 @@ import {
   Alert,
   Button,
   describeApiError,
+  Field,
   ResourceView,
   useApiResource,
   useAsyncAction,
@@ -11,7 +12,9 @@ import { useState } from 'react';
 import { ConfirmDialog } from './confirm-dialog';
 import { RemoteSettingsForm } from './remote-settings-form';
 
-interface PendingActivation {
+/** A version change waiting for the administrator's confirmation: activating it, or withdrawing it. */
+interface PendingChange {
+  readonly kind: 'activate' | 'withdraw';
   readonly remote: RemoteDetail;
   readonly version: string;
 }
@@ -21,34 +24,47 @@ type Outcome = { readonly ok: boolean; readonly message: string } | null;
 
 /**
  * Every registered remote with its owner and versions; any version can be activated (rolled back to) after a
- * confirmation. Administrators create remotes here and change who may see them, where they appear and which
- * deployer owns them.
+ * confirmation, and one nobody is served can be withdrawn with a reason (open pages drop it). Administrators
+ * create remotes here and change who may see them, where they appear and which deployer owns them.
  */
 export function RemotesConsole() {
   const api = useApi();
   const registry = useApiResource<AdminRemotesDocument>('/api/admin/remotes');
   const activation = useAsyncAction();
-  const [pending, setPending] = useState<PendingActivation | null>(null);
+  const [pending, setPending] = useState<PendingChange | null>(null);
+  const [reason, setReason] = useState('');
   const [outcome, setOutcome] = useState<Outcome>(null);
   // Which settings form is open: a new remote, or the name of the remote being edited.
   const [editing, setEditing] = useState<
     { readonly kind: 'new' } | { readonly kind: 'edit'; readonly name: string } | null
   >(null);
 
-  const activate = async ({ remote, version }: PendingActivation) => {
-    const result = await activation.run(() =>
-      api.put<RemoteDetail>(`/api/remotes/${encodeURIComponent(remote.name)}/active`, { version }),
+  const confirm = async ({ kind, remote, version }: PendingChange) => {
+    const versionPath = `/api/remotes/${encodeURIComponent(remote.name)}`;
+    const result = await activation.run<unknown>(() =>
+      kind === 'activate'
+        ? api.put<RemoteDetail>(`${versionPath}/active`, { version })
+        : api.post<VersionDocument>(`${versionPath}/versions/${encodeURIComponent(version)}/withdrawal`, {
+            reason: reason.trim(),
+          }),
     );
     setPending(null);
+    const done =
+      kind === 'activate'
+        ? `${remote.title} ${version} is now active. People get it at their next load.`
+        : `${remote.title} ${version} is withdrawn. Open pages stop using it within seconds.`;
+    const failed = `${remote.title} ${version} was not ${kind === 'activate' ? 'activated' : 'withdrawn'}`;
     setOutcome(
       result.ok
-        ? { ok: true, message: `${remote.title} ${version} is now active. People get it at their next load.` }
-        : {
-            ok: false,
-            message: describeApiError(result.error, `${remote.title} ${version} was not activated`),
-          },
+        ? { ok: true, message: done }
+        : { ok: false, message: describeApiError(result.error, failed) },
     );
     if (result.ok) registry.refetch();
+  };
+  const ask = (change: PendingChange) => {
+    setOutcome(null);
+    setReason('');
+    setPending(change);
   };
   const saved = (message: string) => {
     setEditing(null);
@@ -121,10 +137,8 @@ export function RemotesConsole() {
                       <VersionRow
                         key={version.version}
                         version={version}
-                        onActivate={() => {
-                          setOutcome(null);
-                          setPending({ remote, version: version.version });
-                        }}
+                        onActivate={() => ask({ kind: 'activate', remote, version: version.version })}
+                        onWithdraw={() => ask({ kind: 'withdraw', remote, version: version.version })}
                       />
                     ))}
                   </tbody>
@@ -132,7 +146,7 @@ export function RemotesConsole() {
               </div>
             </section>
           ))}
-          {pending !== null && (
+          {pending?.kind === 'activate' && (
             <ConfirmDialog
               title={`Activate ${pending.remote.title} ${pending.version}?`}
               message={`Everyone who may use ${pending.remote.title} gets version ${pending.version} instead of ${
@@ -141,9 +155,32 @@ export function RemotesConsole() {
               confirmLabel={`Activate ${pending.version}`}
               busyLabel="Activating…"
               busy={activation.busy}
-              onConfirm={() => void activate(pending)}
+              onConfirm={() => void confirm(pending)}
               onCancel={() => setPending(null)}
             />
+          )}
+          {pending?.kind === 'withdraw' && (
+            <ConfirmDialog
+              title={`Withdraw ${pending.remote.title} ${pending.version}?`}
+              message={`Pages still using ${pending.version} stop within seconds and show your reason, with a reload to the active version. A withdrawn version can never be activated again.`}
+              confirmLabel={`Withdraw ${pending.version}`}
+              busyLabel="Withdrawing…"
+              busy={activation.busy}
+              canConfirm={reason.trim() !== ''}
+              onConfirm={() => void confirm(pending)}
+              onCancel={() => setPending(null)}
+            >
+              <Field
+                label="Reason"
+                hint="Shown to the people whose pages drop it, and kept in the audit log."
+                name="reason"
+                value={reason}
+                maxLength={500}
+                required
+                autoFocus
+                onChange={(event) => setReason(event.target.value)}
+              />
+            </ConfirmDialog>
           )}
         </>
       )}
@@ -151,22 +188,43 @@ export function RemotesConsole() {
   );
 }
 
-function VersionRow({ version, onActivate }: { version: VersionDocument; onActivate: () => void }) {
+function VersionRow({
+  version,
+  onActivate,
+  onWithdraw,
+}: {
+  version: VersionDocument;
+  onActivate: () => void;
+  onWithdraw: () => void;
+}) {
+  const { withdrawal } = version;
   return (
     <tr data-testid={`version-${version.version}`}>
       <th scope="row">
         {version.version}
         {version.active && <span className="atrium-admin__badge">active</span>}
+        {withdrawal && <span className="atrium-admin__badge atrium-admin__badge--muted">withdrawn</span>}
+        {withdrawal && (
+          <span className="atrium-admin__muted atrium-admin__note">
+            {withdrawal.reason} ({withdrawal.by},{' '}
+            <time dateTime={withdrawal.at}>{formatTime(withdrawal.at)}</time>)
+          </span>
+        )}
       </th>
       <td>{version.publishedBy}</td>
       <td>
         <time dateTime={version.publishedAt}>{formatTime(version.publishedAt)}</time>
       </td>
       <td>
-        {!version.active && (
-          <Button variant="secondary" onClick={onActivate}>
-            Activate {version.version}
-          </Button>
+        {!version.active && !withdrawal && (
+          <div className="atrium-admin__actions">
+            <Button variant="secondary" onClick={onActivate}>
+              Activate {version.version}
+            </Button>
+            <Button variant="secondary" onClick={onWithdraw}>
+              Withdraw {version.version}
+            </Button>
+          </div>
         )}
       </td>
     </tr>

@@ -42,6 +42,7 @@ const registry: AdminRemotesDocument = {
         publishedBy: 'atrium-deployer',
         publishedAt: '2026-11-22T10:00:00.000Z',
         active: version === '1.0.0',
+        withdrawal: null,
       })),
     },
   ],

@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import type { ApiClient } from '@atrium/sdk';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ListedRemote } from '../loader/remote-loader';
 import { testRemote } from '../testing/test-remote';
@@ -33,7 +34,8 @@ function adoptedCatalogue(listed: readonly ListedRemote[]) {
 
 /** A registry whose answers are `answers` in turn (the last one again once they run out). */
 function registry(...answers: unknown[]) {
-  return { get: vi.fn(() => Promise.resolve(answers.length > 1 ? answers.shift() : answers[0])) };
+  const get = vi.fn(() => Promise.resolve(answers.length > 1 ? answers.shift() : answers[0]));
+  return Object.assign({ get } as unknown as Pick<ApiClient, 'get'>, { calls: get });
 }
 
 async function nextCheck(): Promise<void> {
@@ -64,7 +66,7 @@ describe('ReleaseWatch', () => {
       },
     ]);
     await nextCheck();
-    expect(api.get).toHaveBeenCalledTimes(2);
+    expect(api.calls).toHaveBeenCalledTimes(2);
     expect(catalogue.markPulled).toHaveBeenCalledOnce();
   });
 
@@ -113,7 +115,7 @@ describe('ReleaseWatch', () => {
     );
 
     await nextCheck();
-    expect(api.get).not.toHaveBeenCalled();
+    expect(api.calls).not.toHaveBeenCalled();
     hidden.mockRestore();
   });
 });
