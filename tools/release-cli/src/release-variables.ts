@@ -42,5 +42,12 @@ export const RELEASE_CLI_VARIABLES: ConfigGroup = {
       purpose: "The URL browsers load the releases from: an origin the API's ALLOWED_REMOTE_ORIGINS lists.",
       default: 'http://localhost:4100',
     },
+    {
+      name: 'ATRIUM_RELEASE_RETENTION_HOURS',
+      purpose:
+        'How long `npm run release -- prune` keeps a release after it was published or withdrawn: as long as a ' +
+        'page opened before may stay open and load its files.',
+      default: '168',
+    },
   ],
 };
