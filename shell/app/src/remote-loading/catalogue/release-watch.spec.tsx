@@ -55,7 +55,15 @@ describe('ReleaseWatch', () => {
       remotes: [admin, profileNext],
       withdrawn: [{ name: 'profile', version: '1.0.0', kind: 'withdrawn', reason: 'leaks data' }],
     });
-    render(<ReleaseWatch catalogue={catalogue} api={api} remotesUrl="/api/remotes" parse={parseRemotes} />);
+    render(
+      <ReleaseWatch
+        catalogue={catalogue}
+        api={api}
+        remotesUrl="/api/remotes"
+        parse={parseRemotes}
+        remember={vi.fn()}
+      />,
+    );
 
     await nextCheck();
     expect(catalogue.markPulled).toHaveBeenCalledExactlyOnceWith([
@@ -83,13 +91,25 @@ describe('ReleaseWatch', () => {
       { remotes: [admin, profileNext], withdrawn: [] },
       { remotes: [admin, canary], withdrawn: [] },
     );
-    render(<ReleaseWatch catalogue={catalogue} api={api} remotesUrl="/api/remotes" parse={parseRemotes} />);
+    const remember = vi.fn();
+    render(
+      <ReleaseWatch
+        catalogue={catalogue}
+        api={api}
+        remotesUrl="/api/remotes"
+        parse={parseRemotes}
+        remember={remember}
+      />,
+    );
     const notice = screen.getByRole('status', { hidden: true });
 
     await nextCheck();
     expect(notice.hidden).toBe(true);
+    expect(remember).not.toHaveBeenCalled();
     await nextCheck();
     expect(notice.hidden).toBe(false);
+    // The next page starts from the newer list: a reload fetches nothing ahead of a release no longer served.
+    expect(remember).toHaveBeenLastCalledWith([admin, profileNext]);
     expect(notice.textContent).toContain('A new version of Profile is available.');
     expect(screen.getByRole('button', { name: 'Reload' })).toBeTruthy();
 
@@ -111,6 +131,7 @@ describe('ReleaseWatch', () => {
         api={api}
         remotesUrl="/api/remotes"
         parse={parseRemotes}
+        remember={vi.fn()}
       />,
     );
 

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { ListedRemote } from '../loader/remote-loader';
 import type { CatalogueState } from './catalogue-state';
+import type { rememberRemotes } from './remembered-remotes';
 import type { parseRemotes } from './remotes-list';
 
 /** How often an open, visible page asks the registry whether what it runs is still served. */
@@ -34,6 +35,11 @@ export interface ReleaseWatchProps {
    * of the shell's first load that a lazy chunk imports costs that load its own module wrapper.
    */
   readonly parse: typeof parseRemotes;
+  /**
+   * Keeps the registry's newer list for the next page (./remembered-remotes.ts), so that a reload does not
+   * fetch ahead a release the registry no longer serves. Handed over for the same reason as `parse`.
+   */
+  readonly remember: (remotes: Parameters<typeof rememberRemotes>[0]) => void;
 }
 
 /**
@@ -49,7 +55,7 @@ export interface ReleaseWatchProps {
  *
  * A chunk of its own, which the catalogue starts once it adopted a session's list ({@link watchReleases}).
  */
-export function ReleaseWatch({ catalogue, api, remotesUrl, parse }: ReleaseWatchProps) {
+export function ReleaseWatch({ catalogue, api, remotesUrl, parse, remember }: ReleaseWatchProps) {
   const [newer, setNewer] = useState<{ readonly titles: readonly string[]; readonly key: string }>();
   const [dismissed, setDismissed] = useState<string>();
 
@@ -76,7 +82,9 @@ export function ReleaseWatch({ catalogue, api, remotesUrl, parse }: ReleaseWatch
           }),
         );
       }
-      setNewer(changedReleases(listed, fresh));
+      const changed = changedReleases(listed, fresh);
+      if (changed) remember(fresh);
+      setNewer(changed);
     };
 
     const interval = setInterval(() => {
@@ -93,7 +101,7 @@ export function ReleaseWatch({ catalogue, api, remotesUrl, parse }: ReleaseWatch
       document.removeEventListener('visibilitychange', onReturn);
       window.removeEventListener('focus', onReturn);
     };
-  }, [catalogue, api, remotesUrl, parse]);
+  }, [catalogue, api, remotesUrl, parse, remember]);
 
   const shown = newer !== undefined && newer.key !== dismissed ? newer : undefined;
   // The live region is always there, so a screen reader announces the notice when it appears.

@@ -121,7 +121,12 @@ export function createRemoteCatalogue({
       set({ step: 'adopted', remotes });
       // The release watch (a chunk of its own) runs until this attempt ends; without it the page works on.
       import('./release-watch').then(
-        (module) => module.watchReleases(catalogue, { api, remotesUrl, parse: parseRemotes }, signal),
+        (module) =>
+          module.watchReleases(
+            catalogue,
+            { api, remotesUrl, parse: parseRemotes, remember: (fresh) => rememberRemotes(fresh, storage) },
+            signal,
+          ),
         () => undefined,
       );
     })().catch((error: unknown) => signal.aborted || set({ step: 'failed', remotes: undefined, error }));
