@@ -185,6 +185,8 @@ describe('DPoP-bound access tokens (RFC 9449): a stolen token is worth little', 
     ['typ JWT', { header: { typ: 'JWT' } }, /typ dpop\+jwt/],
     ['no jti', { claims: { jti: undefined } }, /no jti/],
     ['no htm', { claims: { htm: undefined } }, /no htm/],
+    ['an iat that is not a number', { claims: { iat: 'now' } }, /iat claim is invalid/],
+    ['an exp in the past', { claims: { exp: 1 } }, /exp claim/],
     ['a private key in the header', { header: { jwk: { d: 'c2VjcmV0' } } }, /public key/],
     ['no key in the header', { header: { jwk: undefined } }, /no public key/],
   ] as const)('refuses a proof with %s', async (_name, options, description) => {
