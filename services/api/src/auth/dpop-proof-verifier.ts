@@ -192,7 +192,7 @@ export class DpopProofVerifier {
     }
     if (thumbprint !== jkt) throw new InvalidDpopProofError(ANOTHER_KEY);
     try {
-      const key = createPublicKey({ key: publicKey as Record<string, string>, format: 'jwk' });
+      const key = createPublicKey({ key: publicKey, format: 'jwk' });
       return { id: encodedHeader, entry: { alg, key, thumbprint }, cached: false };
     } catch {
       throw new InvalidDpopProofError(`the jwk in the proof's header is not a usable ${alg} public key`);
