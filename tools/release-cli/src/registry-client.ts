@@ -63,6 +63,11 @@ export async function getDeployerToken(credentials: DeployerCredentials): Promis
 // The registry's wire types, generated from the API's OpenAPI document (`npm run contract`).
 type Schemas = ApiSchemas['schemas'];
 
+/** What to do about `not_remote_owner` when publishing. */
+const OWNER_CREDENTIALS =
+  " Publish with the owner's credentials (ATRIUM_DEPLOYER_CLIENT_ID / ATRIUM_DEPLOYER_SECRET), or ask an " +
+  'administrator to change the owner.';
+
 /** Body of `POST /api/remotes/{name}/versions`. */
 export type VersionRegistration = Schemas['PublishVersion'];
 
@@ -94,10 +99,7 @@ export async function registerVersion(options: {
             'console, or POST /api/remotes) with its title, route, roles and owner; then publish again.',
         );
       case 'not_remote_owner':
-        throw new ReleaseError(
-          `${said} Publish with the owner's credentials (ATRIUM_DEPLOYER_CLIENT_ID / ATRIUM_DEPLOYER_SECRET), ` +
-            'or ask an administrator to change the owner.',
-        );
+        throw new ReleaseError(`${said}${OWNER_CREDENTIALS}`);
       case 'version_exists':
         throw new VersionExistsError(`${said} Bump the version in package.json, or pass --version.`);
       case 'not_found':
@@ -111,6 +113,39 @@ export async function registerVersion(options: {
         (error.code === 'insufficient_scope'
           ? ' The atrium-deployer client needs the remote-publisher role.'
           : ''),
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * The version of a remote the shell loads now (`GET /api/remotes/{name}/versions`, which its owning deployer
+ * may read), or null when it has none or the registry does not know the remote (publishing says what to do).
+ *
+ * @throws ReleaseError for any other refusal, saying what to do.
+ */
+export async function activeVersionOf(options: {
+  apiUrl: string;
+  token: string;
+  remote: string;
+}): Promise<string | null> {
+  const path = `/api/remotes/${encodeURIComponent(options.remote)}/versions`;
+  try {
+    const history = await callApi<Schemas['VersionHistory']>(
+      options.apiUrl,
+      path,
+      options.token,
+      undefined,
+      'GET',
+    );
+    return history.remote.activeVersion;
+  } catch (error) {
+    if (!(error instanceof ApiProblemError)) throw error;
+    if (error.code === 'remote_not_found') return null;
+    throw new ReleaseError(
+      `${describeProblemToTool(error, "The API refused to say the remote's active version")}${
+        error.code === 'not_remote_owner' ? OWNER_CREDENTIALS : ''
+      }`,
       { cause: error },
     );
   }
