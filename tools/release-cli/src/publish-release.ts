@@ -4,11 +4,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
-  activeVersionOf,
   createRemote,
   type CreateOutcome,
   getDeployerToken,
   registerVersion,
+  registeredVersions,
   type RegisteredVersion,
 } from './registry-client.ts';
 import { remoteNameProblem } from '@atrium/sdk/remote-rules';
@@ -252,7 +252,7 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
         remote: atrium.remote,
         version,
         next: readBuiltTypes(sourceDir),
-        activeVersion: await activeVersionOf({ apiUrl: options.target.apiUrl, token, remote: atrium.remote }),
+        registered: await registeredVersions({ apiUrl: options.target.apiUrl, token, remote: atrium.remote }),
         source: options.target,
         breaking: options.breaking ?? false,
         resolveFrom: repoRoot,

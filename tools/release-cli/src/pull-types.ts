@@ -1,7 +1,7 @@
 import type { ReleaseTypes } from '@atrium/sdk/release-types';
 import { remoteNameProblem } from '@atrium/sdk/remote-rules';
 import type { ReleaseTarget } from './publish-release.ts';
-import { activeVersionOf, getDeployerToken } from './registry-client.ts';
+import { getDeployerToken, registeredVersions } from './registry-client.ts';
 import { ReleaseError } from './release-error.ts';
 import { readStoredTypes, writeTypes } from './release-types.ts';
 
@@ -24,7 +24,8 @@ export async function pullTypes(options: {
   const { target } = options;
   const chosen =
     version ??
-    (await activeVersionOf({ apiUrl: target.apiUrl, token: await getDeployerToken(target), remote }));
+    (await registeredVersions({ apiUrl: target.apiUrl, token: await getDeployerToken(target), remote }))
+      .active;
   if (!chosen) {
     throw new ReleaseError(
       `${remote} has no active version (or the registry at ${target.apiUrl} does not know it): name one, ` +

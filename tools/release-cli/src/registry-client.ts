@@ -118,17 +118,23 @@ export async function registerVersion(options: {
   }
 }
 
+/** A remote's versions as the registry has them: the one the shell loads now, and all that are registered. */
+export interface RegisteredVersions {
+  active: string | null;
+  versions: string[];
+}
+
 /**
- * The version of a remote the shell loads now (`GET /api/remotes/{name}/versions`, which its owning deployer
- * may read), or null when it has none or the registry does not know the remote (publishing says what to do).
+ * The versions of a remote (`GET /api/remotes/{name}/versions`, which its owning deployer may read); none when
+ * the registry does not know the remote (publishing says what to do).
  *
  * @throws ReleaseError for any other refusal, saying what to do.
  */
-export async function activeVersionOf(options: {
+export async function registeredVersions(options: {
   apiUrl: string;
   token: string;
   remote: string;
-}): Promise<string | null> {
+}): Promise<RegisteredVersions> {
   const path = `/api/remotes/${encodeURIComponent(options.remote)}/versions`;
   try {
     const history = await callApi<Schemas['VersionHistory']>(
@@ -138,12 +144,12 @@ export async function activeVersionOf(options: {
       undefined,
       'GET',
     );
-    return history.remote.activeVersion;
+    return { active: history.remote.activeVersion, versions: history.versions.map((v) => v.version) };
   } catch (error) {
     if (!(error instanceof ApiProblemError)) throw error;
-    if (error.code === 'remote_not_found') return null;
+    if (error.code === 'remote_not_found') return { active: null, versions: [] };
     throw new ReleaseError(
-      `${describeProblemToTool(error, "The API refused to say the remote's active version")}${
+      `${describeProblemToTool(error, "The API refused to list the remote's versions")}${
         error.code === 'not_remote_owner' ? OWNER_CREDENTIALS : ''
       }`,
       { cause: error },

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parseReleaseTypes, RELEASE_TYPES_FILE, type ReleaseTypes } from '@atrium/sdk/release-types';
+import type { RegisteredVersions } from './registry-client.ts';
 import { ReleaseError } from './release-error.ts';
 import { releaseDir } from './release-store.ts';
 
@@ -76,13 +77,16 @@ export async function checkTypeContract(options: {
   remote: string;
   version: string;
   next: ReleaseTypes | undefined;
-  activeVersion: string | null;
+  registered: RegisteredVersions;
   source: TypesSource;
   breaking: boolean;
   resolveFrom: string;
 }): Promise<string> {
-  const { remote, version, next, activeVersion } = options;
-  if (activeVersion === null || activeVersion === version) {
+  const { remote, version, next } = options;
+  const activeVersion = options.registered.active;
+  // The registry refuses a version it has; it says so when the release is registered.
+  if (options.registered.versions.includes(version)) return `types: not compared, ${version} is registered`;
+  if (activeVersion === null) {
     return next ? 'types: nothing active to compare with' : 'types: the build has none';
   }
   const active = await readStoredTypes(options.source, remote, activeVersion);

@@ -56,17 +56,19 @@ export function breakingChanges(active: ReleaseTypes, next: ReleaseTypes, resolv
     allowImportingTsExtensions: true,
     types: [],
   };
-  const host = ts.createCompilerHost(options, true);
-  const { fileExists, readFile, getSourceFile, directoryExists, realpath } = host;
-  host.fileExists = (file) => files.has(file) || fileExists(file);
-  host.readFile = (file) => files.get(file) ?? readFile(file);
-  host.directoryExists = (folder) => folders.has(folder) || (directoryExists?.(folder) ?? false);
-  host.realpath = (path) => (files.has(path) || folders.has(path) ? path : (realpath?.(path) ?? path));
-  host.getSourceFile = (file, language, ...rest) => {
-    const text = files.get(file);
-    return text === undefined
-      ? getSourceFile(file, language, ...rest)
-      : ts.createSourceFile(file, text, language, true);
+  const disk = ts.createCompilerHost(options, true);
+  const host: ts.CompilerHost = {
+    ...disk,
+    fileExists: (file) => files.has(file) || disk.fileExists(file),
+    readFile: (file) => files.get(file) ?? disk.readFile(file),
+    directoryExists: (folder) => folders.has(folder) || (disk.directoryExists?.(folder) ?? false),
+    realpath: (path) => (files.has(path) || folders.has(path) ? path : (disk.realpath?.(path) ?? path)),
+    getSourceFile: (file, language, ...rest) => {
+      const text = files.get(file);
+      return text === undefined
+        ? disk.getSourceFile(file, language, ...rest)
+        : ts.createSourceFile(file, text, language, true);
+    },
   };
   const entry = (root: string, file: string) => join(root, file);
   const program = ts.createProgram({
