@@ -100,8 +100,12 @@ export function emitReleaseTypes(options: ReleaseTypesOptions): ReleaseTypes {
     if (seen.has(file)) continue;
     seen.add(file);
     const output = outputOf(file);
+    if (output === undefined) continue;
     const source = program.getSourceFile(file);
-    if (output === undefined || source === undefined) continue;
+    if (source === undefined) {
+      problems.push(`${relative(dir, file)} is not a file the compiler can read`);
+      continue;
+    }
     let text: string | undefined;
     if (source.isDeclarationFile) {
       text = source.text;
