@@ -58,6 +58,8 @@ export default tseslint.config(
       'test-results/**',
       'playwright-report/**',
       'services/api/src/database/migrations/**',
+      // Release types pulled by `npm run types -- pull` (git-ignored).
+      'types/**',
       // Written by `npm run contract` (npm test checks it is current).
       'shell/sdk/src/generated/**',
     ],

@@ -31,8 +31,9 @@ RUN npm run build --workspace remotes/profile --workspace remotes/admin \
     done
 
 # The publish step needs only Node, the release CLI and the sdk's files it runs (@atrium/sdk/transport,
-# /problem-sentences, /remote-rules: Node's standard library only), linked as npm links workspaces, and the
-# built remotes.
+# /problem-sentences, /remote-rules, /release-types: Node's standard library only), linked as npm links
+# workspaces, the built remotes, and for comparing a release's types with the active one's TypeScript and
+# React's types (from the build stage, where the remotes' builds used them).
 FROM ${NODE_IMAGE}
 ENV ATRIUM_RELEASE_STORE_DIR=/releases
 WORKDIR /repo
@@ -43,6 +44,9 @@ COPY tools/release-cli tools/release-cli
 RUN mkdir -p node_modules/@atrium \
  && ln -s ../../shell/sdk node_modules/@atrium/sdk \
  && ln -s ../../tools/release-cli node_modules/@atrium/release-cli
+COPY --from=build /repo/node_modules/typescript node_modules/typescript
+COPY --from=build /repo/node_modules/@types/react node_modules/@types/react
+COPY --from=build /repo/node_modules/csstype node_modules/csstype
 COPY infra/release-store/publish-bundled.ts infra/release-store/
 COPY --from=build /out/remotes remotes
 # A fresh named volume mounted here takes this folder's owner, so the unprivileged user can write releases.

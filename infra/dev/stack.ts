@@ -12,6 +12,7 @@ import {
   targetForOwner,
 } from '@atrium/release-cli/publish-release';
 import { ReleaseError } from '@atrium/release-cli/release-error';
+import { TypeContractError } from '@atrium/release-cli/release-types';
 import { fingerprint, ReleaseConflictError } from '@atrium/release-cli/release-store';
 import { getDeployerToken, VersionExistsError } from '@atrium/release-cli/registry-client';
 import { startApiProxy } from './api-proxy.ts';
@@ -328,13 +329,14 @@ async function publishBundledRemotes(
   for (const remote of packages) {
     const { atrium } = remote;
     const ownerTarget = targetForOwner(target, atrium.owner, platform);
-    const publish = (version: string, build: boolean) =>
+    const publish = (version: string, build: boolean, breaking = false) =>
       publishRelease({
         remote,
         target: ownerTarget,
         version,
         build,
         activate: true,
+        breaking,
         log: (line) => log(`release ${atrium.remote}: ${line}`),
       });
     let version = remote.version;
@@ -362,7 +364,15 @@ async function publishBundledRemotes(
           }; publishing it as ${version}`,
         );
         try {
-          await publish(version, true);
+          await publish(version, true).catch(async (typesError: unknown) => {
+            if (!(typesError instanceof TypeContractError)) throw typesError;
+            // Its types break the active release's: said, and published as breaking all the same, since the
+            // stack shows the code you have.
+            log(
+              `release ${atrium.remote}: ${typesError.message.split('\n')[0]?.replace(/:$/, '')}; publishing it as breaking`,
+            );
+            await publish(version, true, true);
+          });
         } catch (retryError) {
           if (!(retryError instanceof ReleaseError)) throw retryError;
           if (!(retryError instanceof VersionExistsError)) {

@@ -40,6 +40,8 @@ function registry(active: string, withdrawn: Record<string, string> = {}): Admin
             withdrawn[version] === undefined
               ? null
               : { at: '2026-11-23T09:00:00.000Z', by: 'ada', reason: withdrawn[version] },
+          // 1.0.1 was published with --breaking.
+          breaking: version === '1.0.1',
         })),
       },
     ],
@@ -54,7 +56,7 @@ const renderWithShell = (children: React.ReactNode) =>
   });
 
 describe('RemotesConsole', () => {
-  it('lists each remote with its versions, publisher and the active one', async () => {
+  it('lists each remote with its versions, publisher, the active one and those published as breaking', async () => {
     server.use(http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry('1.0.1'))));
     renderWithShell(<RemotesConsole />);
 
@@ -62,6 +64,8 @@ describe('RemotesConsole', () => {
     expect(within(card).getByTestId('active-version').textContent).toBe('1.0.1');
     expect(within(card).getByTestId('version-1.0.1').textContent).toContain('active');
     expect(within(card).getByTestId('version-1.0.0').textContent).toContain('atrium-deployer');
+    expect(within(card).getByTestId('version-1.0.1').textContent).toContain('breaking');
+    expect(within(card).getByTestId('version-1.0.0').textContent).not.toContain('breaking');
     expect(within(card).queryByRole('button', { name: 'Activate 1.0.1' })).toBeNull();
   });
 

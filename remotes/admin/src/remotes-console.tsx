@@ -204,6 +204,14 @@ function VersionRow({
         {version.version}
         {version.active && <span className="atrium-admin__badge">active</span>}
         {withdrawal && <span className="atrium-admin__badge atrium-admin__badge--muted">withdrawn</span>}
+        {version.breaking && (
+          <span
+            className="atrium-admin__badge atrium-admin__badge--breaking"
+            title="Published as breaking the type contract of the version active before it"
+          >
+            breaking
+          </span>
+        )}
         {withdrawal && (
           <span className="atrium-admin__muted atrium-admin__note">
             {withdrawal.reason} ({withdrawal.by},{' '}

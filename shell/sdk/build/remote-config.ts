@@ -8,6 +8,9 @@ import { remoteNameProblem } from '../src/generated/remote-rules.ts';
 import { REMOTE_ENTRY_FILE, remoteUniqueName } from '../src/remote-entry.ts';
 import { ManifestFileHashesPlugin } from './manifest-file-hashes.ts';
 import { PrecompressPlugin } from './precompress.ts';
+import { ReleaseTypesPlugin } from './release-types.ts';
+
+export { emitReleaseTypes, type ReleaseTypesOptions } from './release-types.ts';
 
 /**
  * What a remote's `rspack.config.ts` says about itself; everything else is the same for every remote.
@@ -177,7 +180,8 @@ export function remoteFederationOptions(
  * The rspack configuration of an Atrium remote: a Module Federation container exposing `./Feature`,
  * sharing react, react-dom and `@atrium/sdk` with the shell, using the shell's federation runtime and
  * writing its chunks' integrity hashes into `remoteEntry.js`, and those of its exposed module's files into
- * `mf-manifest.json` too.
+ * `mf-manifest.json` too; a production build also writes the declarations of what it exposes
+ * (`atrium-types.json`, {@link ReleaseTypesPlugin}).
  *
  * The container name is `atrium.remote` from the remote's package.json, so it always matches the name the
  * registry lists; `uniqueName` is `atrium_<remote>_<version>` (`remoteUniqueName`). Environment:
@@ -244,8 +248,19 @@ export function defineRemoteConfig(options: RemoteConfigOptions): RemoteConfigFu
             production ? options.exposes : { './Feature': join(import.meta.dirname, 'hot-feature.cjs') },
           ),
         ),
-        // The Feature's files' hashes in the manifest, so the shell can load them alongside the entry.
-        ...(production ? [new ManifestFileHashesPlugin()] : []),
+        // The Feature's files' hashes in the manifest, so the shell can load them alongside the entry; the
+        // declarations of what the release exposes, for the release CLI and consumers (`npm run types`).
+        ...(production
+          ? [
+              new ManifestFileHashesPlugin(),
+              new ReleaseTypesPlugin({
+                dir: options.dir,
+                remote: pkg.remote,
+                version: releaseVersion,
+                exposes: options.exposes,
+              }),
+            ]
+          : []),
         ...defaults.plugins,
         ...(production ? [] : [new ReactRefreshRspackPlugin()]),
       ],

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { REMOTE_NAME_RULE } from '@atrium/sdk/remote-rules';
 import { publishRelease, readRemotePackage, type ReleaseTarget } from './publish-release.ts';
+import { fixtureFolder, leaveFeature, writeFixtureBuild } from './release-fixtures.ts';
+import { TypeContractError } from './release-types.ts';
 
 let work: string;
 beforeEach(() => {
@@ -18,10 +20,14 @@ afterEach(() => {
 const sha384 = (bytes: Buffer) => `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
 
 /**
- * Stands in for Keycloak and the API: answers discovery and the token, records what the CLI registers and
- * answers it with `answer` (by default 201).
+ * Stands in for Keycloak and the API: answers discovery and the token, the remote's active version
+ * (`active.version`, none at first), records what the CLI registers and answers it with `answer` (by default
+ * 201).
  */
-function fakeServers(answer?: () => Response): {
+function fakeServers(
+  answer?: () => Response,
+  active: { version: string | null } = { version: null },
+): {
   registrations: Array<{ url: string; body: Record<string, unknown> }>;
 } {
   const registrations: Array<{ url: string; body: Record<string, unknown> }> = [];
@@ -30,6 +36,11 @@ function fakeServers(answer?: () => Response): {
       return Promise.resolve(Response.json({ token_endpoint: 'http://issuer.test/token' }));
     }
     if (url === 'http://issuer.test/token') return Promise.resolve(Response.json({ access_token: 'token' }));
+    if (init?.method === 'GET' && url === 'http://api.test/api/remotes/leave/versions') {
+      return Promise.resolve(
+        Response.json({ remote: { name: 'leave', activeVersion: active.version }, versions: [] }),
+      );
+    }
     const body = JSON.parse(init?.body as string) as Record<string, unknown>;
     registrations.push({ url, body });
     if (answer) return Promise.resolve(answer());
@@ -160,5 +171,93 @@ describe('publishRelease', () => {
       publishRelease({ remote: leave(), target: to, sourceDir: writeBuild(), log: tamper }),
     ).rejects.toThrow(/differ from the build just uploaded.*Nothing was registered/);
     expect(registrations).toHaveLength(0);
+  });
+});
+
+describe("publishRelease's type contract", () => {
+  let fixtures: string;
+  beforeEach(() => {
+    fixtures = fixtureFolder();
+  });
+  afterEach(() => rmSync(fixtures, { recursive: true, force: true }));
+
+  /** Publishes 1.0.0 of "leave" (a Feature with an optional title prop) and makes the fake API say it is active. */
+  async function activeRelease(): Promise<{
+    registrations: Array<{ url: string; body: Record<string, unknown> }>;
+    to: ReleaseTarget;
+  }> {
+    const active = { version: null as string | null };
+    const { registrations } = fakeServers(undefined, active);
+    const to = target();
+    const first = writeFixtureBuild(fixtures, '1.0.0', leaveFeature());
+    await publishRelease({
+      remote: leave(),
+      target: to,
+      version: '1.0.0',
+      sourceDir: first,
+      log: () => undefined,
+    });
+    active.version = '1.0.0';
+    return { registrations, to };
+  }
+
+  it('refuses a release whose Feature no longer takes a prop, uploading and registering nothing; --breaking publishes it, marked', async () => {
+    const { registrations, to } = await activeRelease();
+    const next = writeFixtureBuild(fixtures, '2.0.0', leaveFeature({ without: 'title' }));
+    const publish = (breaking: boolean, log: (line: string) => void = () => undefined) =>
+      publishRelease({ remote: leave(), target: to, version: '2.0.0', sourceDir: next, breaking, log });
+
+    const refusal = await publish(false).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(TypeContractError);
+    expect((refusal as Error).message).toBe(
+      'leave 2.0.0 breaks the types of the active release 1.0.0:\n' +
+        '- ./Feature: Feature: prop title was removed\n' +
+        'Consumers written against 1.0.0 would fail to typecheck, or break when they run it. Make the change ' +
+        'compatible (an optional prop, a type that accepts more), or rerun with --breaking if consumers were told.',
+    );
+    expect(existsSync(join(to.storeDir, 'leave/2.0.0'))).toBe(false);
+    expect(registrations.map((registration) => registration.body['version'])).toEqual(['1.0.0']);
+
+    const lines: string[] = [];
+    await publish(true, (line) => lines.push(line));
+    expect(lines).toContain(
+      'types: published as breaking the active release 1.0.0:\n- ./Feature: Feature: prop title was removed',
+    );
+    expect(registrations[1]?.body).toMatchObject({ version: '2.0.0', breaking: true });
+    // The release store keeps its types beside its files, for the next release and for consumers.
+    expect(existsSync(join(to.storeDir, 'leave/2.0.0/atrium-types.json'))).toBe(true);
+  });
+
+  it('publishes a release that only adds an optional prop without --breaking, and does not mark it', async () => {
+    const { registrations, to } = await activeRelease();
+    const next = writeFixtureBuild(fixtures, '1.1.0', leaveFeature({ add: 'readonly compact?: boolean;' }));
+    const lines: string[] = [];
+
+    await publishRelease({
+      remote: leave(),
+      target: to,
+      version: '1.1.0',
+      sourceDir: next,
+      log: (line) => lines.push(line),
+    });
+
+    expect(lines).toContain('types: compatible with the active release 1.0.0');
+    expect(registrations[1]?.body).toMatchObject({ version: '1.1.0' });
+    expect(registrations[1]?.body).not.toHaveProperty('breaking');
+  });
+
+  it('refuses a build without types when the active release has them', async () => {
+    const { to } = await activeRelease();
+    await expect(
+      publishRelease({
+        remote: leave(),
+        target: to,
+        version: '1.1.0',
+        sourceDir: writeBuild(),
+        log: () => undefined,
+      }),
+    ).rejects.toThrow(
+      /- the build has no atrium-types.json: build it with @atrium\/sdk\/build's defineRemoteConfig/,
+    );
   });
 });

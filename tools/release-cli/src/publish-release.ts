@@ -8,10 +8,12 @@ import {
   type CreateOutcome,
   getDeployerToken,
   registerVersion,
+  registeredVersions,
   type RegisteredVersion,
 } from './registry-client.ts';
 import { remoteNameProblem } from '@atrium/sdk/remote-rules';
 import { ReleaseError } from './release-error.ts';
+import { checkTypeContract, readBuiltTypes } from './release-types.ts';
 import {
   integrityOf,
   releaseDir,
@@ -192,6 +194,11 @@ export interface PublishOptions {
   sourceDir?: string;
   /** Make the version the one the shell loads. */
   activate?: boolean;
+  /**
+   * The publisher says the release breaks the types of the active one (consumers were told): published even so,
+   * and marked as breaking in the registry.
+   */
+  breaking?: boolean;
   log?: (line: string) => void;
 }
 
@@ -208,8 +215,9 @@ const VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
 /**
  * Builds a remote, uploads it to the release store as an immutable versioned release, and registers it with
  * the API as the target's deployer client (client credentials), which must own the remote. The remote's
- * settings (title, route, roles, owner) are an administrator's, never sent with a version. Each step is
- * logged; each failure is a {@link ReleaseError} that says what to do.
+ * settings (title, route, roles, owner) are an administrator's, never sent with a version. Before anything is
+ * uploaded, the types the build exposes are compared with the active release's ({@link checkTypeContract}).
+ * Each step is logged; each failure is a {@link ReleaseError} that says what to do.
  */
 export async function publishRelease(options: PublishOptions): Promise<PublishResult> {
   const log = options.log ?? ((line: string) => console.log(line));
@@ -239,6 +247,17 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
     // can write to the store cannot get their files hashed and approved (a build the shell could not verify
     // is refused here too).
     built = releaseHashes(sourceDir);
+    log(
+      await checkTypeContract({
+        remote: atrium.remote,
+        version,
+        next: readBuiltTypes(sourceDir),
+        registered: await registeredVersions({ apiUrl: options.target.apiUrl, token, remote: atrium.remote }),
+        source: options.target,
+        breaking: options.breaking ?? false,
+        resolveFrom: repoRoot,
+      }),
+    );
     upload = uploadRelease({ sourceDir, storeDir: options.target.storeDir, remote: atrium.remote, version });
   } finally {
     if (building) rmSync(sourceDir, { recursive: true, force: true });
@@ -268,6 +287,7 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
       integrity,
       manifestIntegrity,
       activate: options.activate ?? false,
+      ...(options.breaking ? { breaking: true } : {}),
     },
   });
   log(

@@ -63,6 +63,11 @@ export async function getDeployerToken(credentials: DeployerCredentials): Promis
 // The registry's wire types, generated from the API's OpenAPI document (`npm run contract`).
 type Schemas = ApiSchemas['schemas'];
 
+/** What to do about `not_remote_owner` when publishing. */
+const OWNER_CREDENTIALS =
+  " Publish with the owner's credentials (ATRIUM_DEPLOYER_CLIENT_ID / ATRIUM_DEPLOYER_SECRET), or ask an " +
+  'administrator to change the owner.';
+
 /** Body of `POST /api/remotes/{name}/versions`. */
 export type VersionRegistration = Schemas['PublishVersion'];
 
@@ -94,10 +99,7 @@ export async function registerVersion(options: {
             'console, or POST /api/remotes) with its title, route, roles and owner; then publish again.',
         );
       case 'not_remote_owner':
-        throw new ReleaseError(
-          `${said} Publish with the owner's credentials (ATRIUM_DEPLOYER_CLIENT_ID / ATRIUM_DEPLOYER_SECRET), ` +
-            'or ask an administrator to change the owner.',
-        );
+        throw new ReleaseError(`${said}${OWNER_CREDENTIALS}`);
       case 'version_exists':
         throw new VersionExistsError(`${said} Bump the version in package.json, or pass --version.`);
       case 'not_found':
@@ -111,6 +113,45 @@ export async function registerVersion(options: {
         (error.code === 'insufficient_scope'
           ? ' The atrium-deployer client needs the remote-publisher role.'
           : ''),
+      { cause: error },
+    );
+  }
+}
+
+/** A remote's versions as the registry has them: the one the shell loads now, and all that are registered. */
+export interface RegisteredVersions {
+  active: string | null;
+  versions: string[];
+}
+
+/**
+ * The versions of a remote (`GET /api/remotes/{name}/versions`, which its owning deployer may read); none when
+ * the registry does not know the remote (publishing says what to do).
+ *
+ * @throws ReleaseError for any other refusal, saying what to do.
+ */
+export async function registeredVersions(options: {
+  apiUrl: string;
+  token: string;
+  remote: string;
+}): Promise<RegisteredVersions> {
+  const path = `/api/remotes/${encodeURIComponent(options.remote)}/versions`;
+  try {
+    const history = await callApi<Schemas['VersionHistory']>(
+      options.apiUrl,
+      path,
+      options.token,
+      undefined,
+      'GET',
+    );
+    return { active: history.remote.activeVersion, versions: history.versions.map((v) => v.version) };
+  } catch (error) {
+    if (!(error instanceof ApiProblemError)) throw error;
+    if (error.code === 'remote_not_found') return { active: null, versions: [] };
+    throw new ReleaseError(
+      `${describeProblemToTool(error, "The API refused to list the remote's versions")}${
+        error.code === 'not_remote_owner' ? OWNER_CREDENTIALS : ''
+      }`,
       { cause: error },
     );
   }

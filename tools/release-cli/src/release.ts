@@ -1,6 +1,7 @@
 // `npm run release --workspace remotes/<name> [-- --activate] [-- --version 1.2.3]`: builds the remote, uploads
 // it to the release store as an immutable release and registers it with the API as the deployer that owns it.
-// The remote must exist: creating it, and its title, route, roles and owner, are an administrator's.
+// The remote must exist: creating it, and its title, route, roles and owner, are an administrator's. A release
+// whose exposed types break the active release's is refused unless it says so (--breaking).
 // `npm run release -- prune [--dry-run]`: removes from the release store what no open page can need (prune.ts).
 import { parseArgs } from 'node:util';
 import {
@@ -16,6 +17,8 @@ const usage = `Usage: npm run release --workspace remotes/<name> -- [options]
        npm run release -- prune [--dry-run]
 
   --activate         make the new version the one the shell loads
+  --breaking         publish even though its exposed types break the active release's
+                     (consumers were told); the registry marks the version as breaking
   --version <x.y.z>  publish as this version instead of package.json's
   --no-build         upload the existing dist/ as it is
   --dir <path>       upload this folder instead of dist/ (implies --no-build)
@@ -41,6 +44,7 @@ try {
     options: {
       'dry-run': { type: 'boolean', default: false },
       activate: { type: 'boolean', default: false },
+      breaking: { type: 'boolean', default: false },
       version: { type: 'string' },
       'no-build': { type: 'boolean', default: false },
       dir: { type: 'string' },
@@ -64,6 +68,7 @@ try {
     remote,
     target: releaseTargetFromEnv(),
     activate: values.activate,
+    breaking: values.breaking,
     build: !values['no-build'],
     ...(values.version !== undefined ? { version: values.version } : {}),
     ...(values.dir !== undefined ? { sourceDir: values.dir } : {}),

@@ -43,6 +43,7 @@ const registry: AdminRemotesDocument = {
         publishedAt: '2026-11-22T10:00:00.000Z',
         active: version === '1.0.0',
         withdrawal: null,
+        breaking: false,
       })),
     },
   ],

@@ -801,6 +801,53 @@ describe('registry of remotes on SQLite', () => {
     });
   });
 
+  it('keeps a publish said to be breaking with its version and in its audit event, and shows both to the owner', async () => {
+    expect(
+      (
+        await createRemote({
+          name: 'contract',
+          title: 'Contract',
+          path: '/contract',
+          owner: 'atrium-deployer',
+        })
+      ).statusCode,
+    ).toBe(201);
+    const manifestUrl = (version: string) => `http://localhost:4100/contract/${version}/mf-manifest.json`;
+    const release = (version: string, extra: Record<string, unknown> = {}) => ({
+      ...body(version, extra),
+      manifestUrl: manifestUrl(version),
+    });
+    expect((await publish('contract', release('1.0.0', { activate: true }))).statusCode).toBe(201);
+    const breaking = await publish('contract', release('2.0.0', { breaking: true }));
+    expect(breaking.statusCode).toBe(201);
+    expect(breaking.json()).toMatchObject({ version: { version: '2.0.0', breaking: true, active: false } });
+    expect((await latestAudit(1)).items[0]).toMatchObject({
+      action: 'remote.version.published',
+      target: 'contract@2.0.0',
+      details: { version: '2.0.0', breaking: true },
+    });
+
+    // The release CLI reads the active version as the owner; another team's deployer is refused.
+    const listed = await api.request({ url: '/api/remotes/contract/versions', token: publisher });
+    expect(listed.statusCode).toBe(200);
+    expect(
+      listed
+        .json<{ versions: Array<{ version: string; active: boolean; breaking: boolean }> }>()
+        .versions.map(({ version, active, breaking }) => ({ version, active, breaking })),
+    ).toEqual([
+      { version: '2.0.0', active: false, breaking: true },
+      { version: '1.0.0', active: true, breaking: false },
+    ]);
+    const theirs = await api.request({ url: '/api/remotes/contract/versions', token: otherPublisher });
+    expect(theirs.statusCode).toBe(403);
+    expect(theirs.json()).toMatchObject({ code: 'not_remote_owner' });
+    expect(theirs.json<{ detail: string }>().detail).toMatch(/only its owner may list its versions/);
+
+    const bad = await publish('contract', release('3.0.0', { breaking: 'yes' }));
+    expect(bad.statusCode).toBe(400);
+    expect(fieldsOf(bad)).toEqual(['breaking']);
+  });
+
   it('refuses a bad remote name in the path with 400 naming it', async () => {
     const response = await publish('Bad_Name', body('2.0.0'));
     expect(response.statusCode).toBe(400);

@@ -211,14 +211,25 @@ export class RegistryController {
     return this.registry.withdraw(user, name, version, body.reason);
   }
 
+  // No @Roles: administrators or the remote's owning deployer (the release CLI reads the active version).
   @Get('remotes/:name/versions')
   @UseInterceptors(RequestContextInterceptor)
-  @Roles(ADMIN_ROLE)
-  @ApiOperation({ summary: "A remote's versions, newest first" })
-  @ApiAuthenticated('validation_failed', 'invalid_token', 'insufficient_scope', 'remote_not_found')
+  @ApiOperation({
+    summary: "A remote's versions, newest first (administrators, or the owning deployer)",
+  })
+  @ApiAuthenticated(
+    'validation_failed',
+    'invalid_token',
+    'insufficient_scope',
+    'not_remote_owner',
+    'remote_not_found',
+  )
   @ApiDocument(200, versionHistorySchema, 'the remote and its versions')
-  history(@Param('name', nameParam) name: string): Promise<{ remote: RemoteDetail; versions: VersionDoc[] }> {
-    return this.registry.history(name);
+  history(
+    @CurrentUser() user: AuthenticatedUser,
+    @Param('name', nameParam) name: string,
+  ): Promise<{ remote: RemoteDetail; versions: VersionDoc[] }> {
+    return this.registry.history(user, name);
   }
 
   @Get('admin/remotes')

@@ -30,7 +30,7 @@ export class NotRemoteOwnerError extends DomainError {
     name: string,
     owner: string,
     clientId: string | null,
-    act: 'publish' | 'activate' | 'roll out' | 'hand over',
+    act: 'publish' | 'activate' | 'roll out' | 'hand over' | 'list',
   ) {
     const caller = `this token's client (azp) is ${clientId ? `"${clientId}"` : 'not named'}`;
     super(

@@ -405,4 +405,29 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
     expect(remote?.versions.map((v) => v.version)).toEqual(['1.1.0', '1.0.0']);
     expect(remotes.find((r) => r.name === consoleRemote)?.owner).toBe('atrium-platform');
   });
+
+  it('keeps a version published as breaking with it and in its audit event, which its owning deployer reads; a deployer that does not own a remote may not list its versions', async () => {
+    const published = await publish(open, { version: '3.0.0', breaking: true });
+    expect(published.statusCode).toBe(201);
+    expect(published.json()).toMatchObject({ version: { version: '3.0.0', breaking: true, active: false } });
+
+    // The release CLI reads the active version with the owner's client-credentials token.
+    const listed = await api.request({ url: `/api/remotes/${open}/versions`, token: deployer });
+    expect(listed.statusCode).toBe(200);
+    const versions = listed.json<{ versions: Array<{ version: string; breaking: boolean }> }>().versions;
+    expect(versions.filter((version) => version.breaking).map((version) => version.version)).toEqual([
+      '3.0.0',
+    ]);
+    expect(versions.length).toBeGreaterThan(1);
+    const refused = await api.request({ url: `/api/remotes/${theirs}/versions`, token: deployer });
+    expect(refused.statusCode).toBe(403);
+    expect(problem(refused)).toMatchObject({ code: 'not_remote_owner', owner: 'atrium-platform' });
+
+    const audit = await api.request({ url: '/api/audit?pageSize=100', token: ada });
+    expect(
+      audit
+        .json<{ items: Array<{ action: string; target: string; details: Record<string, unknown> }> }>()
+        .items.find((item) => item.target === `${open}@3.0.0`),
+    ).toMatchObject({ action: 'remote.version.published', details: { version: '3.0.0', breaking: true } });
+  });
 });

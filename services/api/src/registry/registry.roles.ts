@@ -12,12 +12,12 @@ export function requireDeployRole(user: AuthenticatedUser): { admin: boolean } {
   return { admin };
 }
 
-/** The second step of {@link requireDeployRole}: a deployer must own the remote. */
+/** The second step of {@link requireDeployRole}: a deployer must own the remote (to list its versions too). */
 export function assertMayDeploy(
   user: AuthenticatedUser,
   admin: boolean,
   remote: { readonly name: string; readonly owner: string },
-  act: 'activate' | 'roll out',
+  act: 'activate' | 'roll out' | 'list',
 ): void {
   if (!admin && user.clientId !== remote.owner) {
     throw new NotRemoteOwnerError(remote.name, remote.owner, user.clientId, act);

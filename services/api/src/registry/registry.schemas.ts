@@ -167,6 +167,14 @@ export const publishVersionSchema = z
     requiredRoles: setByAdmin,
     owner: setByAdmin,
     activate: z.boolean('must be true or false').optional(),
+    breaking: z
+      .boolean('must be true or false')
+      .optional()
+      .meta({
+        description:
+          "the publisher says this version breaks the type contract of the active one (the release CLI's " +
+          '--breaking); kept with the version and in the audit log',
+      }),
   })
   .meta({ id: 'PublishVersion' });
 
@@ -249,6 +257,7 @@ export const versionDocSchema = z
       .object({ at: z.iso.datetime(), by: z.string(), reason: z.string() })
       .nullable()
       .describe('set once an administrator withdrew the version: it is never served again'),
+    breaking: z.boolean().describe('published as breaking the type contract of the version active before it'),
   })
   .meta({
     id: 'VersionDoc',
@@ -262,6 +271,7 @@ export const versionDocSchema = z
       publishedAt: '2026-11-23T10:45:38.000Z',
       active: true,
       withdrawal: null,
+      breaking: false,
     },
   });
 

@@ -230,6 +230,7 @@ export class RegistryService {
         publishedBy: user.actor,
         publishedAt: now,
         active: false,
+        breaking: input.breaking ?? false,
       });
       this.audit.record(
         em,
@@ -243,6 +244,8 @@ export class RegistryService {
             manifestUrl: input.manifestUrl,
             integrity: input.integrity,
             manifestIntegrity: input.manifestIntegrity,
+            // Said only of a version published as breaking its active one's type contract (--breaking).
+            ...(input.breaking ? { breaking: true } : {}),
           },
         },
         now,
@@ -313,9 +316,15 @@ export class RegistryService {
     });
   }
 
-  async history(name: string): Promise<{ remote: RemoteDetail; versions: VersionDoc[] }> {
+  /** A remote's versions, newest first: for administrators, and for its owning deployer (the release CLI). */
+  async history(
+    user: AuthenticatedUser,
+    name: string,
+  ): Promise<{ remote: RemoteDetail; versions: VersionDoc[] }> {
+    const { admin } = requireDeployRole(user);
     const remote = await this.em.findOne(Remote, { name });
     if (!remote) throw new RemoteNotFoundError(name);
+    assertMayDeploy(user, admin, remote, 'list');
     const versions = await this.em.find(
       RemoteVersion,
       { remote: name },
@@ -395,6 +404,7 @@ function toVersionDoc(version: RemoteVersion): VersionDoc {
           reason: version.withdrawalReason ?? '',
         }
       : null,
+    breaking: version.breaking,
   };
 }
 

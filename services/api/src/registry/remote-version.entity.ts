@@ -24,6 +24,8 @@ export const RemoteVersion = defineEntity({
     withdrawnAt: p.datetime().nullable(),
     withdrawnBy: p.string().length(MAX_NAME_LENGTH).nullable(),
     withdrawalReason: p.string().length(500).nullable(),
+    // Published as breaking the type contract of the version active before it (docs/adr/0014).
+    breaking: p.boolean().default(false),
   },
 });
 

@@ -114,7 +114,7 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** A remote's versions, newest first */
+        /** A remote's versions, newest first (administrators, or the owning deployer) */
         readonly get: operations["registryHistory"];
         readonly put?: never;
         /** Publish a version of an existing remote (its owning deployer only) */
@@ -584,6 +584,8 @@ export interface components {
             /** @description refused: set by an administrator (PATCH /api/remotes/{name}) */
             readonly owner?: unknown;
             readonly activate?: boolean;
+            /** @description the publisher says this version breaks the type contract of the active one (the release CLI's --breaking); kept with the version and in the audit log */
+            readonly breaking?: boolean;
         };
         readonly PublishResult: {
             readonly remote: components["schemas"]["RemoteDetail"];
@@ -599,7 +601,8 @@ export interface components {
          *       "publishedBy": "atrium-deployer",
          *       "publishedAt": "2026-11-23T10:45:38.000Z",
          *       "active": true,
-         *       "withdrawal": null
+         *       "withdrawal": null,
+         *       "breaking": false
          *     }
          */
         readonly VersionDoc: {
@@ -618,6 +621,8 @@ export interface components {
                 readonly by: string;
                 readonly reason: string;
             } | null;
+            /** @description published as breaking the type contract of the version active before it */
+            readonly breaking: boolean;
         };
         readonly WithdrawVersion: {
             /** @description shown to the people whose open pages drop the version, and kept in the audit log */
@@ -1481,7 +1486,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code insufficient_scope */
+            /** @description problem+json, code insufficient_scope | not_remote_owner */
             readonly 403: {
                 headers: {
                     /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
