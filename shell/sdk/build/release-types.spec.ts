@@ -11,7 +11,9 @@ const sdkVersion = (
   }
 ).version;
 
-describe('emitReleaseTypes', () => {
+// Each case runs the TypeScript compiler over a real remote: seconds of CPU, more on a busy machine than vitest's
+// default 5 s allow (it failed once at 5.5 s while a browser tier ran beside it).
+describe('emitReleaseTypes', { timeout: 60_000 }, () => {
   it("writes the declarations of a remote's exposed module and of the sdk it was built against", () => {
     const types = emitReleaseTypes({
       dir: profile,

@@ -174,7 +174,8 @@ describe('publishRelease', () => {
   });
 });
 
-describe("publishRelease's type contract", () => {
+// The TypeScript compiler runs in each case: seconds of CPU, more than vitest's default 5 s on a busy machine.
+describe("publishRelease's type contract", { timeout: 60_000 }, () => {
   let fixtures: string;
   beforeEach(() => {
     fixtures = fixtureFolder();

@@ -74,7 +74,8 @@ export const page = <Feature basePath="/leave" title="Time off" />;
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
-describe('pullTypes', () => {
+// The TypeScript compiler runs in each case: seconds of CPU, more than vitest's default 5 s on a busy machine.
+describe('pullTypes', { timeout: 60_000 }, () => {
   it("writes a release's types where the consumer's typecheck finds them, which then fails on a property the release removed", async () => {
     releases();
     const outDir = join(work, 'consumer/types');
