@@ -1,8 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
 import { expect, test } from '@playwright/test';
-import { SignJWT } from 'jose';
 import pg from 'pg';
-import { signInWithPassword } from '../infra/testing/password-sign-in.ts';
+import { signInWithPassword } from '@atrium/test-support/browser';
 import { createPerson } from './support/keycloak-admin.ts';
 import { signInAtKeycloak } from './support/keycloak.ts';
 import { newPerson, register, verifyFromInbox } from './support/registration.ts';
@@ -86,15 +84,7 @@ test('a person who registers themselves and sends field telemetry with their own
   });
   const send = async (reports: unknown[]) => {
     const url = `${API_URL}/api/telemetry`;
-    const proof = await new SignJWT({
-      htm: 'POST',
-      htu: url,
-      jti: randomUUID(),
-      ath: createHash('sha256').update(tokens.access_token).digest('base64url'),
-    })
-      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: tokens.dpop.publicJwk })
-      .setIssuedAt()
-      .sign(tokens.dpop.privateKey);
+    const proof = await tokens.dpop.proof('POST', url, tokens.access_token);
     const response = await fetch(url, {
       method: 'POST',
       headers: {
