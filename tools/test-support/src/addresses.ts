@@ -17,3 +17,6 @@ export const SHELL_URL = 'http://localhost:4000';
 
 /** The shell's registered sign-in callback. */
 export const SHELL_CALLBACK = `${SHELL_URL}/auth/callback`;
+
+/** The release store, where published remotes are served from. */
+export const RELEASE_STORE_URL = 'http://localhost:4100';
