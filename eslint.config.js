@@ -11,6 +11,7 @@ import tseslint from 'typescript-eslint';
  *   shell/sdk  -> nothing of ours (it is the contract everyone else depends on)
  *   services/* -> never front-end code
  *   infra/, e2e/ (tooling) -> app and API code only through package exports, never a path into a package
+ *   tools/test-support -> no app or API code at all (it drives Atrium from outside); the dev stack never imports it
  * Each rule lists both the package names and relative paths that would reach into another package.
  */
 const boundary = (message, ...groups) => ({
@@ -159,10 +160,34 @@ export default tseslint.config(
   },
   {
     files: ['infra/dev/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts'],
     rules: toolingBoundary({
-      group: ['**/testing/*'],
-      message: 'The dev stack never imports test support (infra/testing uses the stack, not the other way).',
+      group: ['**/testing/*', '@atrium/test-support', '@atrium/test-support/*'],
+      message: 'The dev stack never imports test support (the tests use the stack, not the other way).',
     }),
+  },
+  {
+    files: ['infra/dev/**/*.{spec,int-spec}.ts'],
+    rules: toolingBoundary(),
+  },
+  {
+    files: ['tools/test-support/**/*.ts'],
+    rules: boundary(
+      'Test support drives Atrium from outside, as any client does: no app or API code (what builds the API ' +
+        'in-process is @atrium/api/testing), and infra only through @atrium/infra-lib.',
+      '@atrium/api',
+      '@atrium/api/*',
+      '@atrium/shell',
+      '@atrium/shell/*',
+      '@atrium/sdk',
+      '@atrium/sdk/*',
+      '@atrium/remote-*',
+      '**/services/**',
+      '**/shell/**',
+      '**/remotes/**',
+      '**/infra/**',
+      '**/e2e/**',
+    ),
   },
   {
     files: ['infra/lib/**/*.ts'],

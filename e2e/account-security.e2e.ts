@@ -1,12 +1,8 @@
 import { expect, test, type Page } from '@playwright/test';
 import pg from 'pg';
-import { signInAtKeycloak } from './support/keycloak.ts';
-import { realmAdmin, type RealmPerson } from './support/realm-admin.ts';
-import { allowAccountAccess } from './support/security-section.ts';
-
-const SHELL = 'http://localhost:4000';
-const API = 'http://localhost:3000';
-const LOGIN_PAGE = /\/realms\/atrium\/protocol\/openid-connect\/auth/;
+import { allowAccountAccess, LOGIN_PAGE, signInAtKeycloak } from '@atrium/test-support/journeys';
+import { realmAdmin, type TestPerson } from '@atrium/test-support/keycloak';
+import { API_URL, SHELL_URL } from '@atrium/test-support/addresses';
 
 /** One SELECT on the API's database (the stack's PostgreSQL), returning its rows. */
 async function query<T extends object>(sql: string, values: unknown[] = []): Promise<T[]> {
@@ -23,27 +19,26 @@ async function query<T extends object>(sql: string, values: unknown[] = []): Pro
 }
 
 /** Signs in at /profile, and lets the API act for the person at Keycloak so the Security section's lists show. */
-async function openProfile(page: Page, person: RealmPerson): Promise<void> {
+async function openProfile(page: Page, person: TestPerson): Promise<void> {
   await page.goto('/profile');
   await signInAtKeycloak(page, person.username, person.password);
-  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page).toHaveURL(`${SHELL_URL}/profile`);
   await expect(page.getByTestId('security-section')).toBeVisible();
   await allowAccountAccess(page);
 }
 
 test("changing the password from the Security section runs Keycloak's screen and comes back with the outcome", async ({
   page,
-  request,
 }) => {
-  const admin = await realmAdmin(request);
-  const person = await admin.createPerson();
+  const admin = realmAdmin();
+  const person = await admin.createPerson({ prefix: 'lin' });
   await openProfile(page, person);
 
   // Cancelled on Keycloak's screen: back on the profile, told that nothing changed.
   await page.getByTestId('security-change-password').click();
   await expect(page.getByRole('heading', { name: 'Update password' })).toBeVisible();
   await page.getByRole('button', { name: 'Cancel' }).click();
-  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page).toHaveURL(`${SHELL_URL}/profile`);
   await expect(page.getByTestId('security-action-result')).toHaveAttribute('data-status', 'cancelled');
 
   await page.getByTestId('security-change-password').click();
@@ -52,7 +47,7 @@ test("changing the password from the Security section runs Keycloak's screen and
   await page.getByLabel('New Password', { exact: true }).fill(newPassword);
   await page.getByLabel('Confirm password', { exact: true }).fill(newPassword);
   await page.getByRole('button', { name: 'Submit' }).click();
-  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page).toHaveURL(`${SHELL_URL}/profile`);
   const result = page.getByTestId('security-action-result');
   await expect(result).toHaveAttribute('data-status', 'success');
   await expect(result).toContainText('Your password was changed.');
@@ -78,12 +73,11 @@ test("changing the password from the Security section runs Keycloak's screen and
 
 test('two browsers: ending the other session from the Security section signs that browser out', async ({
   browser,
-  request,
 }) => {
   // The other browser notices when its next renewal is refused (access tokens live 60 s in the test stack).
   test.setTimeout(180_000);
-  const admin = await realmAdmin(request);
-  const person = await admin.createPerson();
+  const admin = realmAdmin();
+  const person = await admin.createPerson({ prefix: 'lin' });
   const here = await browser.newContext();
   const elsewhere = await browser.newContext();
   try {
@@ -99,7 +93,7 @@ test('two browsers: ending the other session from the Security section signs tha
     await page.getByTestId('security-sign-out-others').click();
     await expect(page.getByTestId('security-signed-out')).toHaveText('Signed out 1 other session.');
     await expect(sessions).toHaveCount(1);
-    expect(await admin.sessionCount(person.id)).toBe(1);
+    expect(await admin.sessionCount(person)).toBe(1);
 
     // The other browser's session is over: its next renewal is refused and the shell sends it to sign-in.
     await expect(other).toHaveURL(LOGIN_PAGE, { timeout: 120_000 });
@@ -116,10 +110,9 @@ test('two browsers: ending the other session from the Security section signs tha
 
 test('a script in the signed-in page cannot delete the account: Keycloak wants the password again first', async ({
   page,
-  request,
 }) => {
-  const admin = await realmAdmin(request);
-  const person = await admin.createPerson();
+  const admin = realmAdmin();
+  const person = await admin.createPerson({ prefix: 'lin' });
   await openProfile(page, person);
   // A second passes: Keycloak counts the sign-in's age in whole seconds.
   await page.waitForTimeout(1_100);
@@ -151,7 +144,7 @@ test('a script in the signed-in page cannot delete the account: Keycloak wants t
   await expect(page.getByText('Please re-authenticate to continue')).toBeVisible();
   await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Confirm deletion' })).toHaveCount(0);
-  expect(await admin.userStatus(person.id)).toBe(200);
+  expect(await admin.status(`/users/${person.id}`)).toBe(200);
 
   // The person carries on where they were, with everything they had.
   await page.goto('/profile');
@@ -162,10 +155,9 @@ test('a script in the signed-in page cannot delete the account: Keycloak wants t
 
 test('deleting the account: the username typed, the password again and a confirmation at Keycloak; then it is gone from Keycloak and the API, and its token brings nothing back', async ({
   page,
-  request,
 }) => {
-  const admin = await realmAdmin(request);
-  const person = await admin.createPerson();
+  const admin = realmAdmin();
+  const person = await admin.createPerson({ prefix: 'lin' });
   await openProfile(page, person);
   await expect(page.getByTestId('profile-username')).toHaveText(person.username);
   expect(await query('select id from user_profile where id = $1', [person.id])).toHaveLength(1);
@@ -185,7 +177,7 @@ test('deleting the account: the username typed, the password again and a confirm
   await page.getByRole('button', { name: /sign in/i }).click();
   await page.getByRole('button', { name: 'Confirm deletion' }).click();
   await expect(page.getByText('Your Atrium account has been deleted.')).toBeVisible();
-  expect(await admin.userStatus(person.id)).toBe(404);
+  expect(await admin.status(`/users/${person.id}`)).toBe(404);
 
   // The API erases what it kept once Keycloak reports the deletion (it polls every 5 s in the test stack).
   await expect
@@ -200,7 +192,7 @@ test('deleting the account: the username typed, the password again and a confirm
   // shell leaves for the sign-in page at once, and Chromium drops the body of a response the page navigated away
   // from, so reading it after the fact races that navigation.
   const refused = new Promise<{ status: number; code: string }>((resolve) => {
-    void page.route(`${API}/api/me`, async (route) => {
+    void page.route(`${API_URL}/api/me`, async (route) => {
       if (route.request().method() !== 'GET') return route.fallback();
       const response = await route.fetch();
       const body = (await response.json()) as { code: string };

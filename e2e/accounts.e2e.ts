@@ -1,22 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { realmAdminHeaders } from './support/realm-admin.ts';
-import { linkIn, waitForMail } from '../infra/dev/mail-inbox.ts';
-import { signInAtKeycloak } from './support/keycloak.ts';
-import { expectAtriumMail, expectAtriumTheme } from './support/login-theme.ts';
 import {
   choosePassword,
+  expectAtriumMail,
+  expectAtriumTheme,
   inbox,
+  LOGIN_PAGE,
   newPerson,
   type Person,
   register,
+  signInAtKeycloak,
   verifyFromInbox,
-} from './support/registration.ts';
-
-const SHELL = 'http://localhost:4000';
-const REALM = 'http://localhost:8080/realms/atrium/';
-const LOGIN_PAGE = /\/realms\/atrium\/protocol\/openid-connect\/auth/;
-const KEYCLOAK = 'http://localhost:8080';
+} from '@atrium/test-support/journeys';
+import { realmAdminHeaders } from '@atrium/test-support/keycloak';
+import { linkIn, waitForMail } from '@atrium/test-support/mail';
+import { ISSUER, KEYCLOAK_URL, SHELL_URL } from '@atrium/test-support/addresses';
 
 /** Keycloak's event log for the person and its settings, read as the realm's administrator would. */
 async function recordedEvents(
@@ -25,16 +23,19 @@ async function recordedEvents(
 ): Promise<{ types: string[]; config: Record<string, unknown> }> {
   const headers = await realmAdminHeaders();
   const users = (await (
-    await request.get(`${KEYCLOAK}/admin/realms/atrium/users?username=${person.username}&exact=true`, {
+    await request.get(`${KEYCLOAK_URL}/admin/realms/atrium/users?username=${person.username}&exact=true`, {
       headers,
     })
   ).json()) as { id: string }[];
   expect(users).toHaveLength(1);
-  const events = await request.get(`${KEYCLOAK}/admin/realms/atrium/events?user=${users[0]!.id}&max=100`, {
-    headers,
-  });
+  const events = await request.get(
+    `${KEYCLOAK_URL}/admin/realms/atrium/events?user=${users[0]!.id}&max=100`,
+    {
+      headers,
+    },
+  );
   expect(events.ok()).toBe(true);
-  const config = await request.get(`${KEYCLOAK}/admin/realms/atrium/events/config`, { headers });
+  const config = await request.get(`${KEYCLOAK_URL}/admin/realms/atrium/events/config`, { headers });
   expect(config.ok()).toBe(true);
   return {
     types: ((await events.json()) as { type: string }[]).map((event) => event.type),
@@ -56,7 +57,7 @@ test('a new person registers from the sign-in page, verifies the e-mail from the
   await register(page, person);
   await verifyFromInbox(page, person);
 
-  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page).toHaveURL(`${SHELL_URL}/profile`);
   // The API created the profile on its first call, from the new account's access token.
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
   await expect(page.getByTestId('signed-in-user')).toHaveText(`${person.firstName} ${person.lastName}`);
@@ -90,12 +91,12 @@ test('a person who forgot their password sets a new one from the reset mail; the
 
   const resetMail = await waitForMail(inbox(), person.email, { subject: /^Reset password$/ });
   expectAtriumMail(resetMail);
-  const resetLink = linkIn(resetMail, REALM);
+  const resetLink = linkIn(resetMail, `${ISSUER}/`);
   const newPassword = `Ada${randomBytes(9).toString('hex')}1843`;
   await page.goto(resetLink);
   await choosePassword(page, newPassword);
   // The reset completes the sign-in the person started: they are back where they were going.
-  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page).toHaveURL(`${SHELL_URL}/profile`);
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
   await signOut(page);
 
@@ -115,7 +116,7 @@ test('a person who forgot their password sets a new one from the reset mail; the
   // The new one works.
   await page.getByLabel('Password', { exact: true }).fill(newPassword);
   await page.getByRole('button', { name: /sign in/i }).click();
-  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page).toHaveURL(`${SHELL_URL}/profile`);
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
 
   // Keycloak kept the whole story for the realm's administrators, the refused attempt included.

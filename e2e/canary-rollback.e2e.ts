@@ -6,17 +6,16 @@ import { platformCredentialsFromEnv, releaseTargetFromEnv } from '@atrium/releas
 import { getDeployerToken } from '@atrium/release-cli/registry-client';
 import { rolloutStep } from '@atrium/release-cli/rollout-client';
 import { cohortBucket } from '@atrium/api/cohort';
-import { createPerson, type TestPerson } from './support/keycloak-admin.ts';
-import { openAs, signInAtKeycloak } from './support/keycloak.ts';
 import {
   fixtureMetadata,
   publishFixture,
   releaseStoreDir,
   runReleaseCli,
-  runRolloutCli,
   writeFixturePackage,
   writeFixtureRemote,
-} from './support/releases.ts';
+} from '@atrium/test-support/fixture-remotes';
+import { openAs, signInAtKeycloak } from '@atrium/test-support/journeys';
+import { realmAdmin, type TestPerson } from '@atrium/test-support/keycloak';
 
 const STABLE = '1.0.0';
 const CANARY = '1.1.0';
@@ -158,11 +157,11 @@ async function brokenCanaryJourney(
   await publishFixture(remote, writeFixtureRemote(remote, 'renders', works), `/${remote}`, []);
   const release = writeFixtureRemote(remote, broken.behaviour, broken.failure);
   writeFixturePackage(release, fixtureMetadata(remote, `/${remote}`, []), CANARY);
-  const published = await runReleaseCli(remote, ['--dir', release], release);
+  const published = await runReleaseCli('release', remote, ['--dir', release], release);
   expect(published.code, published.output).toBe(0);
   broken.afterPublish?.();
   // The team starts it as a canary for half of the people, with the rollout CLI.
-  const started = await runRolloutCli(remote, ['start', CANARY, '--percent', '50'], release);
+  const started = await runReleaseCli('rollout', remote, ['start', CANARY, '--percent', '50'], release);
   expect(started.output).toContain(`canary ${CANARY} runs for 50 % of people; everybody else gets ${STABLE}`);
   expect(started.code).toBe(0);
 
@@ -171,7 +170,7 @@ async function brokenCanaryJourney(
   const people: Array<{ person: TestPerson; inCanary: boolean }> = [];
   const onSide = (inCanary: boolean) => people.filter((entry) => entry.inCanary === inCanary).length;
   while (onSide(true) < PEOPLE_PER_SIDE || onSide(false) < PEOPLE_PER_SIDE) {
-    const person = await createPerson('canary');
+    const person = await realmAdmin().createPerson({ prefix: 'canary' });
     const inCanary = cohortBucket(remote, person.id) < 50;
     if (onSide(inCanary) < PEOPLE_PER_SIDE) people.push({ person, inCanary });
   }

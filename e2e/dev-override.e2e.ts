@@ -3,13 +3,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../infra/lib/paths.ts';
-import { openAs } from './support/keycloak.ts';
-import { callApiInPage } from './support/tokens.ts';
+import { openAs } from '@atrium/test-support/journeys';
+import { callApiInPage } from '@atrium/test-support/page-session';
+import { RELEASE_STORE_URL } from '@atrium/test-support/addresses';
 
 // The profile remote's dev server (`npm run dev --workspace remotes/profile`, port atrium.devPort 5001).
 const DEV_SERVER = 'http://localhost:5001';
 const devManifest = `${DEV_SERVER}/mf-manifest.json`;
-const RELEASE_STORE = 'http://localhost:4100';
 const link = (remote: string, url: string) =>
   `/profile?atrium-dev-override=${encodeURIComponent(`${remote}@${url}`)}`;
 let devServer: ChildProcess;
@@ -240,7 +240,7 @@ test("an override planted in a developer's tab without the API's approval for he
       .filter((name) => name.endsWith('/remoteEntry.js')),
   );
   expect(entries.length).toBeGreaterThan(0);
-  expect(entries.every((name) => name.startsWith(`${RELEASE_STORE}/profile/`))).toBe(true);
+  expect(entries.every((name) => name.startsWith(`${RELEASE_STORE_URL}/profile/`))).toBe(true);
 });
 
 test("a developer following an attacker's link to another origin runs none of its code and keeps working", async ({
@@ -263,11 +263,11 @@ test('a link overriding a remote from the release store is refused: no other rel
 }) => {
   await openAs(page, '/profile', 'ada');
   // Any file of the store would do: the release store keeps every release ever published.
-  const storeManifest = `${RELEASE_STORE}/profile/0.0.1/mf-manifest.json`;
-  const fromStore = requestsTo(page, `${RELEASE_STORE}/profile/0.0.1/`);
+  const storeManifest = `${RELEASE_STORE_URL}/profile/0.0.1/mf-manifest.json`;
+  const fromStore = requestsTo(page, `${RELEASE_STORE_URL}/profile/0.0.1/`);
   await page.goto(link('profile', storeManifest));
   await expect(page.getByTestId('dev-override-refused')).toContainText(
-    `${RELEASE_STORE} is the release store's origin, which no dev override loads from.`,
+    `${RELEASE_STORE_URL} is the release store's origin, which no dev override loads from.`,
   );
   await expect(page.getByTestId('dev-override-confirm')).toHaveCount(0);
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();

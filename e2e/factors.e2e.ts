@@ -1,14 +1,18 @@
 import { expect, test, type Page } from '@playwright/test';
 import { createHash, randomBytes } from 'node:crypto';
 import { generateSync } from 'otplib';
-import { createPerson, credentialTypes, KEYCLOAK, type TestPerson } from './support/keycloak-admin.ts';
-import { signInAtKeycloak } from './support/keycloak.ts';
-import { expectAtriumTheme } from './support/login-theme.ts';
-import { allowAccountAccess } from './support/security-section.ts';
+import { KEYCLOAK_URL, SHELL_URL } from '@atrium/test-support/addresses';
+import {
+  allowAccountAccess,
+  expectAtriumTheme,
+  LOGIN_PAGE,
+  signInAtKeycloak,
+} from '@atrium/test-support/journeys';
+import { realmAdmin, type TestPerson } from '@atrium/test-support/keycloak';
 
-const SHELL = 'http://localhost:4000';
-const LOGIN_PAGE = /\/realms\/atrium\/protocol\/openid-connect\/auth/;
 /** What Keycloak says when a passkey it no longer knows is offered. */
+/** The atrium realm's admin API: the journeys' people, their credentials and sessions. */
+const realm = realmAdmin();
 const PASSKEY_REFUSED = /Unknown user authenticated by the Passkey/;
 
 /** Opens /profile signed out and signs in with the person's password. */
@@ -25,10 +29,10 @@ async function signInWithPassword(page: Page, person: TestPerson): Promise<void>
  */
 async function startAccountAction(page: Page, action: string): Promise<void> {
   const verifier = randomBytes(32).toString('base64url');
-  const url = new URL(`${KEYCLOAK}/realms/atrium/protocol/openid-connect/auth`);
+  const url = new URL(`${KEYCLOAK_URL}/realms/atrium/protocol/openid-connect/auth`);
   url.search = new URLSearchParams({
     client_id: 'atrium-shell',
-    redirect_uri: `${SHELL}/auth/callback`,
+    redirect_uri: `${SHELL_URL}/auth/callback`,
     response_type: 'code',
     scope: 'openid',
     kc_action: action,
@@ -41,14 +45,14 @@ async function startAccountAction(page: Page, action: string): Promise<void> {
 
 /** Back from an action, the person returns to the shell, still signed in. */
 async function backToShell(page: Page, person: TestPerson): Promise<void> {
-  await page.waitForURL((url) => url.origin === SHELL);
+  await page.waitForURL((url) => url.origin === SHELL_URL);
   await page.goto('/profile');
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
 }
 
 async function signOut(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.waitForURL((url) => url.origin === SHELL && url.pathname === '/', { waitUntil: 'commit' });
+  await page.waitForURL((url) => url.origin === SHELL_URL && url.pathname === '/', { waitUntil: 'commit' });
 }
 
 /**
@@ -61,7 +65,7 @@ async function removeFromSecuritySection(page: Page, label: string, message: str
   await expect(page.getByRole('heading', { name: `Delete ${label}` })).toBeVisible();
   await expectAtriumTheme(page);
   await page.getByRole('button', { name: 'Confirm deletion' }).click();
-  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page).toHaveURL(`${SHELL_URL}/profile`);
   await expect(page.getByTestId('security-action-result')).toContainText(message);
   await expect(page.getByTestId('security-credential')).toHaveCount(1);
   await expect(page.getByTestId('security-credential')).toHaveAttribute('data-type', 'password');
@@ -72,7 +76,7 @@ test('a person registers a passkey, signs out, signs in with it and no password,
   page,
 }) => {
   test.setTimeout(120_000);
-  const person = await createPerson('pat');
+  const person = await realm.createPerson({ prefix: 'pat' });
   // Chromium's virtual authenticator (DevTools protocol): a platform authenticator that keeps discoverable
   // credentials and verifies the user, answering every WebAuthn request as a person touching it would.
   const cdp = await page.context().newCDPSession(page);
@@ -100,7 +104,7 @@ test('a person registers a passkey, signs out, signs in with it and no password,
   const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
   expect(credentials).toHaveLength(1);
   expect(credentials[0]!.isResidentCredential).toBe(true);
-  expect(await credentialTypes(person)).toEqual(['password', 'webauthn-passwordless']);
+  expect(await realm.credentialTypes(person)).toEqual(['password', 'webauthn-passwordless']);
 
   await signOut(page);
   // Signed out, the shell sends the person to the sign-in page. Chromium may sign in with the passkey there at
@@ -112,7 +116,7 @@ test('a person registers a passkey, signs out, signs in with it and no password,
   // presses; after an autofill sign-in it is already gone.
   const passkeyButton = page.getByRole('link', { name: 'Sign in with Passkey' });
   await passkeyButton.click({ timeout: 5_000 }).catch(() => undefined);
-  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page).toHaveURL(`${SHELL_URL}/profile`);
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
   await expect(page.getByTestId('signed-in-user')).toHaveText(`${person.firstName} ${person.lastName}`);
   const { credentials: used } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
@@ -124,7 +128,7 @@ test('a person registers a passkey, signs out, signs in with it and no password,
     'Passkey',
   );
   await removeFromSecuritySection(page, 'Journey passkey', 'Your passkey was removed.');
-  expect(await credentialTypes(person)).toEqual(['password']);
+  expect(await realm.credentialTypes(person)).toEqual(['password']);
 
   // The authenticator still holds the key, but Keycloak refuses it: the person stays on the sign-in page.
   await signOut(page);
@@ -168,7 +172,7 @@ test('a person sets up an authenticator app, signs in with a code (a wrong one i
   page,
 }) => {
   test.setTimeout(150_000);
-  const person = await createPerson('otto');
+  const person = await realm.createPerson({ prefix: 'otto' });
   await signInWithPassword(page, person);
 
   await startAccountAction(page, 'CONFIGURE_TOTP');
@@ -185,7 +189,7 @@ test('a person sets up an authenticator app, signs in with a code (a wrong one i
   await page.locator('#userLabel').fill('Journey phone');
   await page.getByRole('button', { name: 'Submit' }).click();
   await backToShell(page, person);
-  expect(await credentialTypes(person)).toEqual(['otp', 'password']);
+  expect(await realm.credentialTypes(person)).toEqual(['otp', 'password']);
 
   await signOut(page);
   await page.goto('/profile');
@@ -210,17 +214,17 @@ test('a person sets up an authenticator app, signs in with a code (a wrong one i
   // The right one.
   await codeField.fill(codeAt(secret, Date.now() / 1000));
   await page.getByRole('button', { name: /sign in/i }).click();
-  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page).toHaveURL(`${SHELL_URL}/profile`);
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
 
   // Removed from the Security section, the app is no longer asked for: the password alone signs in.
   await allowAccountAccess(page);
   await removeFromSecuritySection(page, 'Journey phone', 'Your authenticator app was removed.');
-  expect(await credentialTypes(person)).toEqual(['password']);
+  expect(await realm.credentialTypes(person)).toEqual(['password']);
   await signOut(page);
   await page.goto('/profile');
   await signInAtKeycloak(page, person.username, person.password);
-  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page).toHaveURL(`${SHELL_URL}/profile`);
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
   await expect(page.locator('input[name="otp"]')).toHaveCount(0);
 });

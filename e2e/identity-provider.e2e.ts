@@ -1,15 +1,11 @@
 import { expect, test, type Page } from '@playwright/test';
-import {
-  createPerson,
-  keycloakProcess,
-  signOutEverywhere,
-  type TestPerson,
-} from './support/keycloak-admin.ts';
-import { signInAtKeycloak } from './support/keycloak.ts';
-import { storedSession } from './support/tokens.ts';
+import { LOGIN_PAGE, signInAtKeycloak } from '@atrium/test-support/journeys';
+import { keycloakProcess, realmAdmin, type TestPerson } from '@atrium/test-support/keycloak';
+import { storedSession } from '@atrium/test-support/page-session';
+import { SHELL_URL } from '@atrium/test-support/addresses';
 
-const SHELL = 'http://localhost:4000';
-const LOGIN_PAGE = /\/realms\/atrium\/protocol\/openid-connect\/auth/;
+/** The atrium realm's admin API: the journeys' people, their credentials and sessions. */
+const realm = realmAdmin();
 const UNREACHABLE = "Can't reach the sign-in service. Retrying…";
 
 async function signInAt(page: Page, path: string, person: TestPerson): Promise<void> {
@@ -26,7 +22,7 @@ test('Keycloak stopped: at boot, during renewal and at sign-out the shell says s
   browser,
 }) => {
   test.setTimeout(240_000);
-  const person = await createPerson('olga');
+  const person = await realm.createPerson({ prefix: 'olga' });
   await signInAt(page, '/profile', person);
   const first = await storedSession(page);
 
@@ -38,7 +34,7 @@ test('Keycloak stopped: at boot, during renewal and at sign-out the shell says s
     // Boot: someone opens Atrium while Keycloak is down. No endless "Signing you in…".
     const boot = await visitor.newPage();
     const bootStart = Date.now();
-    await boot.goto(`${SHELL}/profile`);
+    await boot.goto(`${SHELL_URL}/profile`);
     await expect(boot.getByRole('heading', { name: UNREACHABLE })).toBeVisible({ timeout: 15_000 });
     test.info().annotations.push({ type: 'boot message after (s)', description: String(since(bootStart)) });
     await expect(boot.getByText('You will be taken to sign in as soon as it answers.')).toBeVisible();
@@ -52,7 +48,7 @@ test('Keycloak stopped: at boot, during renewal and at sign-out the shell says s
     await expect(banner).toContainText('You can keep working on this page');
     await expect(banner.getByRole('button', { name: 'Retry' })).toBeVisible();
     // Nothing was lost: same page, same person.
-    await expect(page).toHaveURL(`${SHELL}/profile`);
+    await expect(page).toHaveURL(`${SHELL_URL}/profile`);
     await expect(page.getByTestId('profile-email')).toHaveText(person.email);
 
     // Keycloak comes back: both pages carry on by themselves.
@@ -75,7 +71,7 @@ test('Keycloak stopped: at boot, during renewal and at sign-out the shell says s
   await theme.getByLabel('Dark').check();
   await page.getByRole('button', { name: 'Save preferences' }).click();
   await expect(page.getByRole('status').filter({ hasText: /preferences saved/i })).toBeVisible();
-  await expect(page).toHaveURL(`${SHELL}/profile`);
+  await expect(page).toHaveURL(`${SHELL_URL}/profile`);
 
   // Sign-out while Keycloak is down: said in words, done once Keycloak answers.
   keycloak.pause();
@@ -92,7 +88,7 @@ test('Keycloak stopped: at boot, during renewal and at sign-out the shell says s
   } finally {
     keycloak.resume();
   }
-  await page.waitForURL((url) => url.origin === SHELL && url.pathname === '/', {
+  await page.waitForURL((url) => url.origin === SHELL_URL && url.pathname === '/', {
     waitUntil: 'commit',
     timeout: 30_000,
   });
@@ -107,11 +103,11 @@ test('a session ended elsewhere ends here too: at once when the person comes bac
   test.setTimeout(180_000);
 
   // Signed out by an administrator, the person comes back to the tab: the tab asks Keycloak straight away.
-  const returning = await createPerson('rita');
+  const returning = await realm.createPerson({ prefix: 'rita' });
   await signInAt(page, '/profile', returning);
   // The person reads the page for a moment (the tab checks at most every 5 s on focus).
   await page.waitForTimeout(6_000);
-  await signOutEverywhere(returning);
+  await realm.signOutEverywhere(returning);
   const focusAt = Date.now();
   // What the browser does when the person switches back to the tab or window.
   await page.evaluate(() => window.dispatchEvent(new Event('focus')));
@@ -120,12 +116,12 @@ test('a session ended elsewhere ends here too: at once when the person comes bac
   test.info().annotations.push({ type: 'signed out after focus (s)', description: String(since(focusAt)) });
 
   // Signed out on another device, while this tab sits untouched.
-  const away = await createPerson('ravi');
+  const away = await realm.createPerson({ prefix: 'ravi' });
   const other = await browser.newContext();
   try {
     const here = await other.newPage();
     await signInAt(here, '/profile', away);
-    await signOutEverywhere(away);
+    await realm.signOutEverywhere(away);
     const endedAt = Date.now();
     await expect(here).toHaveURL(LOGIN_PAGE, { timeout: 70_000 });
     await expect(here.getByLabel('Password', { exact: true })).toBeVisible();
@@ -134,7 +130,7 @@ test('a session ended elsewhere ends here too: at once when the person comes bac
       .annotations.push({ type: 'signed out untouched after (s)', description: String(since(endedAt)) });
     // And signing in again leads back to the page the person had open.
     await signInAtKeycloak(here, away.username, away.password);
-    await expect(here).toHaveURL(`${SHELL}/profile`);
+    await expect(here).toHaveURL(`${SHELL_URL}/profile`);
     await expect(here.getByTestId('profile-email')).toHaveText(away.email);
   } finally {
     await other.close();

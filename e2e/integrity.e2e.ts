@@ -5,8 +5,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { MANIFEST_FILE_HASHES } from '@atrium/sdk/remote-entry';
-import { openAs } from './support/keycloak.ts';
-import { publishFixture, releaseStoreDir, writeFixtureRemote } from './support/releases.ts';
+import { publishFixture, releaseStoreDir, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
+import { openAs } from '@atrium/test-support/journeys';
 
 // Each attack's code would set this global if it ever ran.
 const PWNED = '__pwned';

@@ -1,8 +1,8 @@
 import { expect, test } from '@playwright/test';
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openAs } from './support/keycloak.ts';
-import { publishFixture, releaseStoreDir, writeFixtureRemote } from './support/releases.ts';
+import { publishFixture, releaseStoreDir, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
+import { openAs } from '@atrium/test-support/journeys';
 
 test('a remote whose files are gone, one that throws and one that hangs each fail in their own slot', async ({
   page,

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { repoRoot } from '../infra/lib/paths.ts';
 import { capture } from '../infra/lib/processes.ts';
-import { openAs } from './support/keycloak.ts';
+import { openAs } from '@atrium/test-support/journeys';
 
 // The feature team's three commands against the running stack, exactly as the README gives them. They write
 // remotes/journey, the root tsconfig's references and the lock file's workspace link: all put back afterwards.

@@ -1,10 +1,9 @@
 import { expect, test } from '@playwright/test';
 import { gzipSync } from 'node:zlib';
 import { BUDGETS } from '../infra/budgets/bundle-sizes.ts';
-import { openAs } from './support/keycloak.ts';
-import { publishFixture, writeFixtureRemote } from './support/releases.ts';
-
-const RELEASES = 'http://localhost:4100';
+import { publishFixture, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
+import { openAs } from '@atrium/test-support/journeys';
+import { RELEASE_STORE_URL } from '@atrium/test-support/addresses';
 
 test('alice sees Profile but not Admin, and no file of the admin remote is ever requested', async ({
   page,
@@ -31,8 +30,10 @@ test('alice sees Profile but not Admin, and no file of the admin remote is ever 
   await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
   await expect(page).toHaveTitle('Page not found · Atrium');
 
-  expect(requested.filter((url) => url.startsWith(`${RELEASES}/profile/`)).length).toBeGreaterThan(0);
-  expect(requested.filter((url) => url.startsWith(`${RELEASES}/admin/`))).toEqual([]);
+  expect(requested.filter((url) => url.startsWith(`${RELEASE_STORE_URL}/profile/`)).length).toBeGreaterThan(
+    0,
+  );
+  expect(requested.filter((url) => url.startsWith(`${RELEASE_STORE_URL}/admin/`))).toEqual([]);
 });
 
 test('ada sees Profile and Admin and opens the registry console', async ({ page }) => {
@@ -88,7 +89,7 @@ test('an admin hides a feature from everyone but admins in the console: alice no
   ).toHaveCount(0);
   await alice.goto('/notice');
   await expect(alice.getByRole('heading', { name: 'Page not found' })).toBeVisible();
-  expect(requested.filter((url) => url.startsWith(`${RELEASES}/notice/`))).toEqual([]);
+  expect(requested.filter((url) => url.startsWith(`${RELEASE_STORE_URL}/notice/`))).toEqual([]);
   await alice.close();
 
   await page.getByRole('link', { name: 'Audit log' }).click();
@@ -103,7 +104,7 @@ test('the shell loads at most its budget of JavaScript (130 KB gzip) before the 
   const shellScripts: string[] = [];
   let remoteRequested = false;
   page.on('request', (request) => {
-    if (request.url().startsWith(RELEASES)) remoteRequested = true;
+    if (request.url().startsWith(RELEASE_STORE_URL)) remoteRequested = true;
     else if (!remoteRequested && request.resourceType() === 'script') shellScripts.push(request.url());
   });
   await page.goto('/profile');

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
-import { realmAdminHeaders } from './support/realm-admin.ts';
-import { openAs } from './support/keycloak.ts';
-import { storedSession as storedUser } from './support/tokens.ts';
+import { openAs } from '@atrium/test-support/journeys';
+import { realmAdminHeaders } from '@atrium/test-support/keycloak';
+import { storedSession as storedUser } from '@atrium/test-support/page-session';
 
 function lifespanSeconds(token: string): number {
   const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as {

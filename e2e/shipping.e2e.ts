@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { openAs } from './support/keycloak.ts';
-import { runReleaseCli, writeFixturePackage, writeFixtureRemote } from './support/releases.ts';
+import { runReleaseCli, writeFixturePackage, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
+import { openAs } from '@atrium/test-support/journeys';
 
 test('an admin creates a remote in the console, then its team ships it with the CLI', async ({ page }) => {
   test.setTimeout(120_000);
@@ -13,7 +13,7 @@ test('an admin creates a remote in the console, then its team ships it with the 
     requiredRoles: [],
     owner: 'atrium-deployer',
   });
-  const ship = () => runReleaseCli('leave', ['--dir', dir, '--activate'], dir);
+  const ship = () => runReleaseCli('release', 'leave', ['--dir', dir, '--activate'], dir);
 
   // A team cannot bring a remote into being by publishing it: that is an administrator's act.
   const tooEarly = await ship();
@@ -53,7 +53,7 @@ test('an admin creates a remote in the console, then its team ships it with the 
 test("a feature team's deployer cannot replace the admin console, which keeps working", async ({ page }) => {
   test.setTimeout(120_000);
   // The CLI with the feature teams' credentials (the default), aimed at the platform's remote.
-  const attack = await runReleaseCli('admin', ['--version', '9.9.9', '--no-build', '--activate']);
+  const attack = await runReleaseCli('release', 'admin', ['--version', '9.9.9', '--no-build', '--activate']);
   expect(attack.code).toBe(1);
   expect(attack.output).toContain('owned by the deployer client "atrium-platform"');
 
@@ -71,13 +71,13 @@ test('a feature team ships profile 1.0.1 with the CLI, and an admin rolls back t
   await openAs(page, '/profile', 'ada');
   await expect(page.getByTestId('remote-release')).toHaveText('profile 1.0.0');
 
-  const release = await runReleaseCli('profile', ['--version', '1.0.1', '--activate']);
+  const release = await runReleaseCli('release', 'profile', ['--version', '1.0.1', '--activate']);
   expect(release.output).toContain('registered profile 1.0.1');
   expect(release.output).toContain('it is now live');
   expect(release.code).toBe(0);
 
   // Publishing the same version again is refused: releases are immutable.
-  const again = await runReleaseCli('profile', ['--version', '1.0.1', '--no-build']);
+  const again = await runReleaseCli('release', 'profile', ['--version', '1.0.1', '--no-build']);
   expect(again.code).toBe(1);
   expect(again.output).toMatch(/already (registered|in the release store)/);
 

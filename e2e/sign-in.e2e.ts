@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { expectAtriumTheme } from './support/login-theme.ts';
+import { expectAtriumTheme } from '@atrium/test-support/journeys';
 
 async function signInAtKeycloak(page: Page, username: string, password: string): Promise<void> {
   await expect(page).toHaveURL(/\/realms\/atrium\/protocol\/openid-connect\/auth/);

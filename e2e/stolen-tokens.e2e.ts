@@ -1,17 +1,10 @@
 import { expect, test, type Page } from '@playwright/test';
 import { createHash, randomBytes } from 'node:crypto';
-import { openAs } from './support/keycloak.ts';
-import {
-  API_URL,
-  attackerKey,
-  claimsOf,
-  ISSUER,
-  nextRenewal,
-  redeemInPage,
-  redeemRefreshToken,
-  storedSession,
-  TOKEN_ENDPOINT,
-} from './support/tokens.ts';
+import { API_URL, ISSUER, TOKEN_ENDPOINT } from '@atrium/test-support/addresses';
+import { createDpopKey } from '@atrium/test-support/dpop';
+import { openAs } from '@atrium/test-support/journeys';
+import { claimsOf, redeemRefreshToken } from '@atrium/test-support/keycloak';
+import { nextRenewal, redeemInPage, storedSession } from '@atrium/test-support/page-session';
 
 /** The person keeps working: a preference saved through the API (a write, then the page reads it back). */
 async function saveTheme(page: Page, theme: 'Light' | 'Dark'): Promise<void> {
@@ -38,7 +31,7 @@ test('a refresh token copied out of the page is refused elsewhere and once spent
   const withoutProof = await redeemRefreshToken(stolen.refresh_token);
   expect(withoutProof.status).toBe(400);
   expect(withoutProof.body.access_token).toBeUndefined();
-  const attacker = await attackerKey();
+  const attacker = await createDpopKey();
   const withOwnKey = await redeemRefreshToken(
     stolen.refresh_token,
     await attacker.proof('POST', TOKEN_ENDPOINT),
@@ -117,7 +110,7 @@ test('the shell client gets no offline token, even when code in the page asks fo
   // the Keycloak session and with sign-out.
   const online = await silentAuthorization(page, 'openid');
   expect(online.answer.get('code'), online.answer.toString()).toBeTruthy();
-  const attacker = await attackerKey();
+  const attacker = await createDpopKey();
   const response = await fetch(TOKEN_ENDPOINT, {
     method: 'POST',
     headers: { DPoP: await attacker.proof('POST', TOKEN_ENDPOINT) },
@@ -147,7 +140,7 @@ test('an access token copied out of the page is refused by the API from elsewher
   expect(asBearer.status).toBe(401);
   expect(await asBearer.json()).toMatchObject({ code: 'dpop_required' });
   // As a DPoP token with a well-formed proof for this very request, signed by a key of the attacker's own.
-  const attacker = await attackerKey();
+  const attacker = await createDpopKey();
   const withForgedProof = await fetch(url, {
     headers: {
       Authorization: `DPoP ${stolen.access_token}`,

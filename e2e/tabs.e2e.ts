@@ -1,6 +1,8 @@
 import { expect, test, type Page, type Response } from '@playwright/test';
-import { openAs } from './support/keycloak.ts';
-import { claimsOf, nextRenewal, storedSession, TOKEN_ENDPOINT } from './support/tokens.ts';
+import { TOKEN_ENDPOINT } from '@atrium/test-support/addresses';
+import { openAs } from '@atrium/test-support/journeys';
+import { claimsOf } from '@atrium/test-support/keycloak';
+import { nextRenewal, storedSession } from '@atrium/test-support/page-session';
 
 /** Every refresh-token request a tab sends to Keycloak, with Keycloak's answer. */
 function watchRenewals(page: Page, into: { tab: string; status: number }[], tab: string): void {

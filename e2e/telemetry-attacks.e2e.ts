@@ -1,13 +1,10 @@
-import { createHash, randomUUID } from 'node:crypto';
 import { expect, test } from '@playwright/test';
-import { SignJWT } from 'jose';
 import pg from 'pg';
-import { signInWithPassword } from '../infra/testing/password-sign-in.ts';
-import { createPerson } from './support/keycloak-admin.ts';
-import { signInAtKeycloak } from './support/keycloak.ts';
-import { newPerson, register, verifyFromInbox } from './support/registration.ts';
-import { publishFixture, writeFixtureRemote } from './support/releases.ts';
-import { API_URL, ISSUER } from './support/tokens.ts';
+import { signInWithPassword } from '@atrium/test-support/browser';
+import { API_URL, ISSUER } from '@atrium/test-support/addresses';
+import { publishFixture, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
+import { newPerson, register, signInAtKeycloak, verifyFromInbox } from '@atrium/test-support/journeys';
+import { realmAdmin } from '@atrium/test-support/keycloak';
 
 /** What the API has added up for a remote so far, per version: loads tried and loads that failed. */
 async function healthOf(remote: string): Promise<Record<string, { attempts: number; failures: number }>> {
@@ -43,7 +40,7 @@ test("a remote that writes another remote's failure marks in every visitor's bro
   await publishFixture('mimic', writeFixtureRemote('mimic', 'renders', 'Mimic works', forge), '/mimic', []);
 
   // An ordinary person opens the forging remote; the registry serves them prey 1.0.0 as well.
-  const person = await createPerson('mimicked');
+  const person = await realmAdmin().createPerson({ prefix: 'mimicked' });
   await page.goto('/mimic');
   await signInAtKeycloak(page, person.username, person.password);
   await expect(page.getByRole('main').getByText('Mimic works')).toBeVisible();
@@ -86,15 +83,7 @@ test('a person who registers themselves and sends field telemetry with their own
   });
   const send = async (reports: unknown[]) => {
     const url = `${API_URL}/api/telemetry`;
-    const proof = await new SignJWT({
-      htm: 'POST',
-      htu: url,
-      jti: randomUUID(),
-      ath: createHash('sha256').update(tokens.access_token).digest('base64url'),
-    })
-      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: tokens.dpop.publicJwk })
-      .setIssuedAt()
-      .sign(tokens.dpop.privateKey);
+    const proof = await tokens.dpop.proof('POST', url, tokens.access_token);
     const response = await fetch(url, {
       method: 'POST',
       headers: {

@@ -1,19 +1,17 @@
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openAs } from './support/keycloak.ts';
-import { releaseStoreDir } from './support/releases.ts';
+import { releaseStoreDir } from '@atrium/test-support/fixture-remotes';
+import { openAs } from '@atrium/test-support/journeys';
+import { API_URL, KEYCLOAK_URL, RELEASE_STORE_URL } from '@atrium/test-support/addresses';
 
-const RELEASE_STORE = 'http://localhost:4100';
-const API = 'http://localhost:3000';
-const KEYCLOAK = 'http://localhost:8080';
 const MAIL_INBOX = 'http://localhost:1080';
 
 // A script planted in the release store by someone who can write one file there: no release lists it.
 const PLANTED_DIR = join(releaseStoreDir(), 'pwned', '1.0.0');
-const planted = `${RELEASE_STORE}/pwned/1.0.0/pwn.js`;
+const planted = `${RELEASE_STORE_URL}/pwned/1.0.0/pwn.js`;
 // Scripts the API really serves (its OpenAPI browser): with `http://localhost:*` as a script source they ran.
-const apiScript = `${API}/api/docs/swagger-ui-init.js`;
+const apiScript = `${API_URL}/api/docs/swagger-ui-init.js`;
 
 test.beforeAll(() => {
   mkdirSync(PLANTED_DIR, { recursive: true });
@@ -58,7 +56,7 @@ test("the shell's policy names only itself, the release store and the dev server
   // The local stack's dev-override origins are each remote's own dev server, never http://localhost:*.
   expect(policy['script-src']).toEqual([
     "'self'",
-    RELEASE_STORE,
+    RELEASE_STORE_URL,
     'http://localhost:5001',
     'http://localhost:5002',
   ]);
@@ -75,7 +73,7 @@ test('a script URL injected into the page is refused by Trusted Types and never 
   // Loading the shell and a remote took no violation: the loader's elements and the runtimes' chunks passed.
   expect(await violations()).toEqual([]);
   // Keycloak's own pages are left out: the shell renews its tokens there meanwhile.
-  const keycloakScript = `${KEYCLOAK}/realms/atrium/x.js`;
+  const keycloakScript = `${KEYCLOAK_URL}/realms/atrium/x.js`;
   const attacked = answersFrom(page, planted, apiScript, keycloakScript, MAIL_INBOX);
 
   const outcomes = await page.evaluate(

@@ -7,22 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  adminQuery,
-  authorizationFor,
-  type BoundToken,
-  countRows,
-  createTestApp,
-  databaseUrlFor,
-  fetchDeployerToken,
-  fetchPlatformToken,
-  migrateDatabase,
-  releaseHashes,
-  reservePort,
-  signIn,
-  type TestApp,
-} from '@atrium/api/testing';
+import { createTestApp, migrateDatabase, type TestApp } from '@atrium/api/testing';
+import { signIn } from '@atrium/test-support/browser';
+import { authorizationFor, type BoundToken } from '@atrium/test-support/dpop';
+import { fetchDeployerToken, fetchPlatformToken } from '@atrium/test-support/keycloak';
+import { adminQuery, countRows, databaseUrlFor } from '@atrium/test-support/postgres';
+import { releaseHashes } from '@atrium/test-support/releases';
 import { startApiProxy } from '../dev/api-proxy.ts';
+import { freePort } from '../lib/ports.ts';
 import type { ManagedProcess } from '../lib/processes.ts';
 
 const issuer = inject('oidcIssuerUrl');
@@ -50,11 +42,11 @@ beforeAll(async () => {
   await adminQuery(adminUrl, `CREATE DATABASE ${templateName}`);
   await migrateDatabase({ driver: 'postgresql', url: databaseUrlFor(adminUrl, templateName) });
   await adminQuery(adminUrl, `CREATE DATABASE ${databaseName} TEMPLATE ${templateName}`);
-  const proxyPort = await reservePort();
+  const proxyPort = await freePort();
   base = `http://127.0.0.1:${proxyPort}`;
   // One after the other: the first applies the migrations. Users' DPoP proofs name the proxy's URL (htu).
   for (let index = 0; index < 2; index += 1) {
-    const port = await reservePort();
+    const port = await freePort();
     const app = await createTestApp({
       OIDC_ISSUER_URL: issuer,
       DATABASE_URL: databaseUrl,

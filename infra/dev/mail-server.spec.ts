@@ -3,7 +3,7 @@ import { createServer, connect, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { linkIn, listMails, waitForMail, type ReceivedMail } from './mail-inbox.ts';
+import { linkIn, listMails, waitForMail, type ReceivedMail } from '@atrium/test-support/mail';
 import { startMailServer, type MailServer } from './mail-server.ts';
 
 /** Speaks just enough SMTP to hand one plain-text message to the server, as Keycloak does. */

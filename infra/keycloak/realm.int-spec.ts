@@ -3,12 +3,9 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { keycloakAdminToken } from '../lib/keycloak-admin.ts';
 import { deploymentRealm } from './deployment-realm.ts';
-import {
-  generateDpopKeyPair,
-  signInWithPassword,
-  SignInError,
-  tokenRequestProof,
-} from '../testing/password-sign-in.ts';
+import { signInWithPassword, SignInError } from '@atrium/test-support/browser';
+import { createDpopKey } from '@atrium/test-support/dpop';
+import { realmAdmin } from '@atrium/test-support/keycloak';
 import { ATRIUM_REALM_FILE, resolveRealmPlaceholders } from './realm-file.ts';
 
 const issuer = inject('oidcIssuerUrl');
@@ -80,7 +77,7 @@ describe('the atrium realm on a real Keycloak', () => {
     // With a DPoP proof, so that the refusal is about the grant, not the missing proof.
     const passwordGrant = await fetch(tokenEndpoint, {
       method: 'POST',
-      headers: { dpop: await tokenRequestProof(await generateDpopKeyPair(), tokenEndpoint) },
+      headers: { dpop: await (await createDpopKey()).proof('POST', tokenEndpoint) },
       body: new URLSearchParams({
         grant_type: 'password',
         client_id: 'atrium-shell',
@@ -205,15 +202,8 @@ describe('the atrium realm refuses what an attacker would try', () => {
 });
 
 describe('second factors on the real Keycloak', () => {
-  const keycloakUrl = new URL(issuer).origin;
-
-  async function admin(path: string): Promise<unknown> {
-    const response = await fetch(`${keycloakUrl}/admin/realms/atrium${path}`, {
-      headers: { authorization: `Bearer ${await keycloakAdminToken(keycloakUrl)}` },
-    });
-    expect(response.status, path).toBe(200);
-    return response.json();
-  }
+  const atrium = realmAdmin(issuer);
+  const admin = async (path: string): Promise<unknown> => (await atrium.call('GET', path)).json();
 
   it('has passkeys, authenticator apps and the required actions that set them up and remove them', async () => {
     const realm = (await admin('')) as Record<string, unknown>;
@@ -285,7 +275,7 @@ describe('the realm as imported outside development (deployment-realm.ts), on th
   // A realm of its own beside the development one, created from exactly what compose and Kubernetes import.
   const name = `atrium-deployed-${randomBytes(4).toString('hex')}`;
   const deployedIssuer = `${keycloakUrl}/realms/${name}`;
-  const realmAdmin = `${keycloakUrl}/admin/realms/${name}`;
+  const realmAdminUrl = `${keycloakUrl}/admin/realms/${name}`;
   let headers: Record<string, string> = {};
 
   beforeAll(async () => {
@@ -314,41 +304,12 @@ describe('the realm as imported outside development (deployment-realm.ts), on th
   });
 
   afterAll(async () => {
-    await fetch(realmAdmin, { method: 'DELETE', headers });
+    await fetch(realmAdminUrl, { method: 'DELETE', headers });
   });
 
   /** A person an administrator created, with a password that fits the policy and the given realm roles. */
-  async function createPerson(prefix: string, roles: string[]) {
-    const username = `${prefix}-${randomBytes(4).toString('hex')}`;
-    const password = `Deployed-${randomBytes(9).toString('hex')}`;
-    const created = await fetch(`${realmAdmin}/users`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        username,
-        email: `${username}@atrium.test`,
-        firstName: 'Deployed',
-        lastName: prefix,
-        enabled: true,
-        emailVerified: true,
-        credentials: [{ type: 'password', value: password, temporary: false }],
-      }),
-    });
-    expect(created.status).toBe(201);
-    const id = created.headers.get('location')!.split('/').at(-1)!;
-    for (const role of roles) {
-      const representation = (await (
-        await fetch(`${realmAdmin}/roles/${role}`, { headers })
-      ).json()) as object;
-      const mapped = await fetch(`${realmAdmin}/users/${id}/role-mappings/realm`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify([representation]),
-      });
-      expect(mapped.status, role).toBe(204);
-    }
-    return { username, password };
-  }
+  const createPerson = (prefix: string, realmRoles: string[]) =>
+    realmAdmin(deployedIssuer).createPerson({ prefix, realmRoles });
 
   it("signs in no demo user: ada's published password opens nothing there", async () => {
     const attempt = await signInWithPassword({
@@ -359,7 +320,7 @@ describe('the realm as imported outside development (deployment-realm.ts), on th
     expect(attempt).toBeInstanceOf(SignInError);
     expect((attempt as SignInError).page).toBe('login');
     const users = (await (
-      await fetch(`${realmAdmin}/users?briefRepresentation=true`, { headers })
+      await fetch(`${realmAdminUrl}/users?briefRepresentation=true`, { headers })
     ).json()) as {
       username: string;
     }[];
@@ -370,13 +331,19 @@ describe('the realm as imported outside development (deployment-realm.ts), on th
 
   it("stops an administrator's password alone at the authenticator-app set-up, while a person without the role signs in", async () => {
     const person = await createPerson('person', []);
-    const tokens = await signInWithPassword({ issuer: deployedIssuer, ...person });
+    const tokens = await signInWithPassword({
+      issuer: deployedIssuer,
+      username: person.username,
+      password: person.password,
+    });
     expect(decodeJwt(tokens.access_token).payload.preferred_username).toBe(person.username);
 
     const administrator = await createPerson('administrator', ['atrium-admin']);
-    const attempt = await signInWithPassword({ issuer: deployedIssuer, ...administrator }).catch(
-      (error: unknown) => error,
-    );
+    const attempt = await signInWithPassword({
+      issuer: deployedIssuer,
+      username: administrator.username,
+      password: administrator.password,
+    }).catch((error: unknown) => error);
     // The right password, and still no code for the shell: Keycloak wants an authenticator app first.
     expect(attempt).toBeInstanceOf(SignInError);
     expect((attempt as SignInError).page).toMatch(/totp/);

@@ -5,17 +5,8 @@ import type { TestProject } from 'vitest/node';
 import { ensurePostgres, type PostgresServer } from '../dev/system-parts.ts';
 import { ensureKeycloak, type KeycloakHandle } from '../keycloak/keycloak.ts';
 import { createTemporaryDatabase, type TemporaryDatabase } from '../lib/postgres.ts';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** Issuer of the atrium realm on the test Keycloak, e.g. http://localhost:8080/realms/atrium. */
-    oidcIssuerUrl: string;
-    /** A fresh, empty PostgreSQL database for this run (dropped afterwards). */
-    databaseUrl: string;
-    /** Admin connection to the same server, for tests that create and drop their own databases. */
-    postgresAdminUrl: string;
-  }
-}
+// The keys it provides (`project.provide`), as the specs' `inject()` knows them.
+import type {} from '@atrium/test-support/integration-tier';
 
 let keycloak: KeycloakHandle | undefined;
 let postgres: PostgresServer | undefined;

@@ -8,7 +8,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startLocalIssuer } from '../test/local-issuer.ts';
+import { startLocalIssuer } from '@atrium/test-support/local-issuer';
 import type * as AuditSchemas from '../src/audit/audit.schemas.ts';
 
 const { encodeCursor } = (await import(

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { calculateJwkThumbprint } from 'jose';
-import { startLocalIssuer } from '../test/local-issuer.ts';
+import { startLocalIssuer } from '@atrium/test-support/local-issuer';
 import { type ProofRecipe, proofSigner } from './dpop-proofs.ts';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 9);

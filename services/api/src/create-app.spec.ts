@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/create-test-app.js';
 import { ERROR_CATALOGUE } from './common/errors/error-catalogue.js';
-import { type LocalIssuer, startLocalIssuer } from '../test/local-issuer.js';
-import { captureLogLines } from '../test/log-lines.js';
+import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
+import { captureLogLines } from '@atrium/test-support/logs';
 
 describe('operations: OpenAPI, logs, request ids, security headers', () => {
   let issuer: LocalIssuer;

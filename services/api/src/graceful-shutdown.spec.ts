@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/create-test-app.js';
-import { type LocalIssuer, startLocalIssuer } from '../test/local-issuer.js';
+import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
 
 interface Answer {
   status: number;

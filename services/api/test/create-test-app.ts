@@ -9,7 +9,7 @@ import type { AppConfig } from '../src/config/app-config.js';
 import { loadConfig } from '../src/config/env.schema.js';
 import { createApp } from '../src/create-app.js';
 import { migrateDatabase } from '../src/database/migrate-database.js';
-import { authorizationFor, type BoundToken } from './dpop-key.js';
+import { authorizationFor, type BoundToken } from '@atrium/test-support/dpop';
 
 export interface TestApp {
   readonly app: NestFastifyApplication;

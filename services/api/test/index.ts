@@ -1,15 +1,8 @@
-// The API's test kit as tooling outside the package reaches it (`@atrium/api/testing`): infra's checks run the
-// real app (e.g. two replicas behind nginx) without importing the API's files by path.
+// The API's test kit: what builds the API itself in-process (`createTestApp`, the migrations), which needs the
+// API's source and so lives in this package, reached from outside as `@atrium/api/testing` (infra's checks run
+// two replicas behind nginx). Everything that drives the real parts from outside (Keycloak, tokens and DPoP
+// keys, a stand-in issuer, PostgreSQL, OTLP, log lines, release hashes) is @atrium/test-support's.
 export { createTestApp, type TestApp } from './create-test-app.js';
-export { authorizationFor, type BoundToken } from './dpop-key.js';
-export {
-  adminQuery,
-  countRows,
-  databaseUrlFor,
-  fetchDeployerToken,
-  fetchPlatformToken,
-  signIn,
-} from './integration-context.js';
-export { reservePort } from './local-issuer.js';
-export { releaseHashes } from './release-hashes.js';
 export { migrateDatabase } from '../src/database/migrate-database.js';
+// The integration tier's `inject()` keys, for the API's int-specs (this folder is in the API's tsconfig).
+export type {} from '@atrium/test-support/integration-tier';

@@ -2,19 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import type { BoundToken } from '../../test/dpop-key.js';
+import type { BoundToken } from '@atrium/test-support/dpop';
+import { countRows } from '@atrium/test-support/postgres';
+import { fetchClientToken, fetchDeployerToken } from '@atrium/test-support/keycloak';
+import { keycloakAdminToken } from '@atrium/infra-lib/keycloak-admin';
 import {
-  countRows,
-  fetchClientToken,
-  fetchDeployerToken,
-  keycloakAdminToken,
   openAccountAction,
   openAuthorization,
   runAccountAction,
-  signedInBrowser,
   signIn,
   signInBrowser,
-} from '../../test/integration-context.js';
+} from '@atrium/test-support/browser';
 import { KeycloakAdminClient, KeycloakAdminError } from './keycloak-admin.client.js';
 import { KeycloakEventsPoller, SETTLE_MS } from './keycloak-events.poller.js';
 
@@ -483,7 +481,12 @@ describe('/api/account against the real Keycloak, on PostgreSQL', () => {
     const idsOfVictim = async () => (await credentialsOf(victim)).map((credential) => credential.id);
     // The victim signed in a moment ago: their browser holds Keycloak's session cookies, which a top-level
     // navigation started by any site carries along. The attacker knows the id of the victim's app.
-    const browser = await signedInBrowser(issuer, victim.username, victim.password, victim.totpSecret);
+    const { cookies: browser } = await signInBrowser(
+      issuer,
+      victim.username,
+      victim.password,
+      victim.totpSecret,
+    );
     const kcAction = `delete_credential:${victimApp.id}`;
 
     // Silently (prompt=none): the removal needs the confirmation page, so Keycloak sends the browser back. The

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
+import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
 import { AuditEvent } from '../audit/index.js';
 import { UserProfile } from '../me/index.js';
 import { type KeycloakAdminEvent, KeycloakAdminClient, type KeycloakEvent } from './keycloak-admin.client.js';

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { type BoundToken, createDpopKey, type DpopKey } from '../../test/dpop-key.js';
-import { fetchDeployerToken, signIn } from '../../test/integration-context.js';
+import { type BoundToken, createDpopKey, type DpopKey } from '@atrium/test-support/dpop';
+import { fetchDeployerToken } from '@atrium/test-support/keycloak';
+import { signIn } from '@atrium/test-support/browser';
 
 const issuer = inject('oidcIssuerUrl');
 const databaseUrl = inject('databaseUrl');

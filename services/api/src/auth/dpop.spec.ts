@@ -1,8 +1,8 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { type BoundToken, createDpopKey, type DpopKey } from '../../test/dpop-key.js';
-import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
+import { type BoundToken, createDpopKey, type DpopKey } from '@atrium/test-support/dpop';
+import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
 import { SigningKeySource } from './signing-key-source.js';
 
 const PUBLIC_URL = 'http://localhost:3000';

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { generateRsaKey, type LocalIssuer, reservePort, startLocalIssuer } from '../../test/local-issuer.js';
+import { freePort } from '@atrium/infra-lib/ports';
+import { generateRsaKey, type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
 
 function craftToken(header: object, payload: object, sign: (input: string) => string): string {
   const encode = (part: object) => Buffer.from(JSON.stringify(part)).toString('base64url');
@@ -210,7 +211,7 @@ describe('access-token checking (global guard)', () => {
 
 describe('when the issuer is unreachable', () => {
   it('stays up, reports not ready, answers tokens with 503 + Retry-After, and recovers once the issuer appears', async () => {
-    const port = await reservePort();
+    const port = await freePort();
     const api = await createTestApp({ OIDC_ISSUER_URL: `http://127.0.0.1:${port}/realms/test` });
     let issuer: LocalIssuer | undefined;
     try {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
+import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
 import { parseJwks, SigningKeySource } from './signing-key-source.js';
 
 describe('signing keys: rotation, unknown kids and issuer outages', () => {

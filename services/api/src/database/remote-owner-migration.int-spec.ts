@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/core';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { DatabaseTarget } from '../config/index.js';
-import { adminQuery, databaseUrlFor } from '../../test/integration-context.js';
+import { adminQuery, databaseUrlFor } from '@atrium/test-support/postgres';
 import { ormOptions } from './orm-options.js';
 
 const adminUrl = inject('postgresAdminUrl');

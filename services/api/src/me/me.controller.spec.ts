@@ -1,7 +1,7 @@
 import { MikroORM } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
+import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
 import { SubjectErasure } from '../account/index.js';
 import { UserProfile } from './user-profile.entity.js';
 

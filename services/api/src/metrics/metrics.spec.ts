@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
+import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
 import { startMetricsServer } from './metrics.js';
 
 /** The value of one sample line (`name{labels} value`), or 0 when absent. */

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { adminQuery, countRows, databaseUrlFor, fetchPlatformToken } from '../../test/integration-context.js';
-import { releaseHashes } from '../../test/release-hashes.js';
+import { adminQuery, countRows, databaseUrlFor } from '@atrium/test-support/postgres';
+import { fetchPlatformToken } from '@atrium/test-support/keycloak';
+import { releaseHashes } from '@atrium/test-support/releases';
 
 const issuer = inject('oidcIssuerUrl');
 const adminUrl = inject('postgresAdminUrl');

@@ -1,8 +1,8 @@
 import { MikroORM } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
-import { releaseHashes } from '../../test/release-hashes.js';
+import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
+import { releaseHashes } from '@atrium/test-support/releases';
 import { REMOTE_NAME_RULE } from './remote-rules.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';

@@ -4,15 +4,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AuthenticatedUser } from '../auth/index.js';
 import { isDataException } from '../common/errors/database-data-errors.js';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import {
-  adminQuery,
-  countRows,
-  fetchDeployerToken,
-  fetchPlatformToken,
-  signIn,
-} from '../../test/integration-context.js';
-import type { BoundToken } from '../../test/dpop-key.js';
-import { releaseHashes } from '../../test/release-hashes.js';
+import { adminQuery, countRows } from '@atrium/test-support/postgres';
+import { fetchDeployerToken, fetchPlatformToken } from '@atrium/test-support/keycloak';
+import { signIn } from '@atrium/test-support/browser';
+import type { BoundToken } from '@atrium/test-support/dpop';
+import { releaseHashes } from '@atrium/test-support/releases';
 import { RegistryService, type RemoteDetail } from './registry.service.js';
 
 const issuer = inject('oidcIssuerUrl');

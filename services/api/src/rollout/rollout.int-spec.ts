@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import type { BoundToken } from '../../test/dpop-key.js';
-import {
-  adminQuery,
-  fetchDeployerToken,
-  fetchPlatformToken,
-  signIn,
-} from '../../test/integration-context.js';
-import { type KeycloakPeople, keycloakPeople, passwordOf } from '../../test/keycloak-people.js';
-import { releaseHashes } from '../../test/release-hashes.js';
+import type { BoundToken } from '@atrium/test-support/dpop';
+import { adminQuery } from '@atrium/test-support/postgres';
+import { fetchDeployerToken, fetchPlatformToken } from '@atrium/test-support/keycloak';
+import { signIn } from '@atrium/test-support/browser';
+import { type RealmAdmin, realmAdmin } from '@atrium/test-support/keycloak';
+import { releaseHashes } from '@atrium/test-support/releases';
 import { cohortBucket } from './cohort.js';
 
 const issuer = inject('oidcIssuerUrl');
@@ -30,7 +27,7 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
   const remote = `itcanary${suffix}`;
   const betaRole = `it-beta-${suffix}`;
   let replicas: TestApp[] = [];
-  let keycloak: KeycloakPeople;
+  let keycloak: RealmAdmin;
   let deployer: string;
   let platform: string;
   const people: Array<{ sub: string; token: BoundToken }> = [];
@@ -48,16 +45,20 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
     const second = await createTestApp(env, { migrate: false });
     replicas = [first, second];
     await Promise.all(replicas.map((replica) => replica.waitForIssuer()));
-    keycloak = await keycloakPeople(issuer);
+    keycloak = realmAdmin(issuer);
     await keycloak.createRole(betaRole);
     for (let index = 0; index < PEOPLE; index += 1) {
-      const username = `it-c${index}-${suffix}`;
-      const sub = await keycloak.create(username, ['atrium-user']);
-      people.push({ sub, token: await signIn(issuer, username, passwordOf(username)) });
+      const person = await keycloak.createPerson({
+        username: `it-c${index}-${suffix}`,
+        realmRoles: ['atrium-user'],
+      });
+      people.push({ sub: person.id, token: await signIn(issuer, person.username, person.password) });
     }
-    const betaName = `it-beta-${suffix}`;
-    await keycloak.create(betaName, ['atrium-user', betaRole]);
-    betaTester = await signIn(issuer, betaName, passwordOf(betaName));
+    const beta = await keycloak.createPerson({
+      username: `it-beta-${suffix}`,
+      realmRoles: ['atrium-user', betaRole],
+    });
+    betaTester = await signIn(issuer, beta.username, beta.password);
 
     deployer = await fetchDeployerToken(issuer);
     platform = await fetchPlatformToken(issuer);

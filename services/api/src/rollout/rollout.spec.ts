@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
-import { releaseHashes } from '../../test/release-hashes.js';
+import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
+import { releaseHashes } from '@atrium/test-support/releases';
 import { cohortBucket } from './cohort.js';
 import type { RolloutDoc } from './rollout.schemas.js';
 

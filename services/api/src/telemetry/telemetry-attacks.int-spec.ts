@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import type { BoundToken } from '../../test/dpop-key.js';
-import {
-  adminQuery,
-  fetchDeployerToken,
-  fetchPlatformToken,
-  signIn,
-} from '../../test/integration-context.js';
-import { type KeycloakPeople, keycloakPeople, passwordOf } from '../../test/keycloak-people.js';
-import { releaseHashes } from '../../test/release-hashes.js';
+import type { BoundToken } from '@atrium/test-support/dpop';
+import { adminQuery } from '@atrium/test-support/postgres';
+import { fetchDeployerToken, fetchPlatformToken } from '@atrium/test-support/keycloak';
+import { signIn } from '@atrium/test-support/browser';
+import { type RealmAdmin, realmAdmin } from '@atrium/test-support/keycloak';
+import { releaseHashes } from '@atrium/test-support/releases';
 import { cohortBucket, type RolloutDoc } from '../rollout/index.js';
 import { TELEMETRY_WRITE_EVERY_MS } from './telemetry.service.js';
 import type { RemoteHealthDoc, VersionReport } from './telemetry.schemas.js';
@@ -35,7 +32,7 @@ describe('field telemetry that no one identity can steer', () => {
   const suffix = randomBytes(3).toString('hex');
   const remote = `itsteer${suffix}`;
   let api: TestApp;
-  let keycloak: KeycloakPeople;
+  let keycloak: RealmAdmin;
   let deployer: string;
   let platform: string;
   const people: Record<keyof typeof SIDES, BoundToken[]> = { canary: [], stable: [] };
@@ -50,17 +47,19 @@ describe('field telemetry that no one identity can steer', () => {
       ROLLBACK_MAX_LOADS_PER_PERSON: String(POLICY.maxLoadsPerPerson),
     });
     await api.waitForIssuer();
-    keycloak = await keycloakPeople(issuer);
+    keycloak = realmAdmin(issuer);
     for (
       let index = 0;
       people.canary.length < SIDES.canary || people.stable.length < SIDES.stable;
       index += 1
     ) {
-      const username = `it-steer${index}-${suffix}`;
-      const sub = await keycloak.create(username, ['atrium-user']);
-      const side = cohortBucket(remote, sub) < 50 ? 'canary' : 'stable';
+      const person = await keycloak.createPerson({
+        username: `it-steer${index}-${suffix}`,
+        realmRoles: ['atrium-user'],
+      });
+      const side = cohortBucket(remote, person.id) < 50 ? 'canary' : 'stable';
       if (people[side].length < SIDES[side])
-        people[side].push(await signIn(issuer, username, passwordOf(username)));
+        people[side].push(await signIn(issuer, person.username, person.password));
     }
     deployer = await fetchDeployerToken(issuer);
     platform = await fetchPlatformToken(issuer);

@@ -3,15 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { MikroORM } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { authorizationFor, type BoundToken } from '../../test/dpop-key.js';
-import {
-  adminQuery,
-  fetchDeployerToken,
-  fetchPlatformToken,
-  signIn,
-} from '../../test/integration-context.js';
-import { type KeycloakPeople, keycloakPeople, passwordOf } from '../../test/keycloak-people.js';
-import { releaseHashes } from '../../test/release-hashes.js';
+import { authorizationFor, type BoundToken } from '@atrium/test-support/dpop';
+import { adminQuery } from '@atrium/test-support/postgres';
+import { fetchDeployerToken, fetchPlatformToken } from '@atrium/test-support/keycloak';
+import { signIn } from '@atrium/test-support/browser';
+import { type RealmAdmin, realmAdmin } from '@atrium/test-support/keycloak';
+import { releaseHashes } from '@atrium/test-support/releases';
 import { metricsRegistry } from '../metrics/index.js';
 import { RemoteHealth } from './remote-health.entity.js';
 import { TelemetryService } from './telemetry.service.js';
@@ -82,7 +79,7 @@ describe('field telemetry under a flood of reports', () => {
   const remote = `itflood${suffix}`;
   let api: TestApp;
   let base: string;
-  let keycloak: KeycloakPeople;
+  let keycloak: RealmAdmin;
   const people: BoundToken[] = [];
   let reader: BoundToken;
 
@@ -95,11 +92,13 @@ describe('field telemetry under a flood of reports', () => {
     await api.waitForIssuer();
     await api.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(api.app.getHttpServer().address() as AddressInfo).port}`;
-    keycloak = await keycloakPeople(issuer);
+    keycloak = realmAdmin(issuer);
     for (let index = 0; index <= PEOPLE; index += 1) {
-      const username = `it-flood${index}-${suffix}`;
-      await keycloak.create(username, ['atrium-user']);
-      const token = await signIn(issuer, username, passwordOf(username));
+      const person = await keycloak.createPerson({
+        username: `it-flood${index}-${suffix}`,
+        realmRoles: ['atrium-user'],
+      });
+      const token = await signIn(issuer, person.username, person.password);
       if (index === PEOPLE) reader = token;
       else people.push(token);
     }

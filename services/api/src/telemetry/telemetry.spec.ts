@@ -1,14 +1,14 @@
 import { MikroORM, RequestContext } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { type LocalIssuer, startLocalIssuer } from '../../test/local-issuer.js';
-import { releaseHashes } from '../../test/release-hashes.js';
+import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
+import { releaseHashes } from '@atrium/test-support/releases';
 import { metricsRegistry } from '../metrics/index.js';
 import { cohortBucket, type RolloutDoc } from '../rollout/index.js';
 import { RemoteHealth } from './remote-health.entity.js';
 import { TELEMETRY_WRITE_EVERY_MS, TelemetryService } from './telemetry.service.js';
 import type { RemoteHealthDoc, VersionReport } from './telemetry.schemas.js';
-import { captureLogLines } from '../../test/log-lines.js';
+import { captureLogLines } from '@atrium/test-support/logs';
 
 interface AuditBody {
   items: Array<{ actor: string; action: string; target: string; details: Record<string, unknown> }>;

@@ -8,15 +8,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { authorizationFor, type BoundToken } from '../../test/dpop-key.js';
-import { adminQuery, databaseUrlFor, signIn } from '../../test/integration-context.js';
-import { reservePort } from '../../test/local-issuer.js';
+import { authorizationFor, type BoundToken } from '@atrium/test-support/dpop';
+import { adminQuery, databaseUrlFor } from '@atrium/test-support/postgres';
+import { signIn } from '@atrium/test-support/browser';
+import { freePort } from '@atrium/infra-lib/ports';
 import {
   type OtlpReceiver,
   type ReceivedSpan,
   SPAN_KIND,
   startOtlpReceiver,
-} from '../../test/otlp-receiver.js';
+} from '@atrium/test-support/otlp';
 import { migrateDatabase } from '../database/index.js';
 
 const issuer = inject('oidcIssuerUrl');
@@ -45,7 +46,7 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
   await adminQuery(adminUrl, `CREATE DATABASE ${databaseName}`);
   await migrateDatabase({ driver: 'postgresql', url: databaseUrl });
-  const [port, metricsPort] = [await reservePort(), await reservePort()];
+  const [port, metricsPort] = [await freePort(), await freePort()];
   base = `http://127.0.0.1:${port}`;
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_')),

@@ -12,7 +12,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/create-test-app.js';
-import { type LocalIssuer, startLocalIssuer } from '../../../test/local-issuer.js';
+import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
 import { AppModule } from '../../app.module.js';
 import { Public } from '../../auth/index.js';
 import { loadConfig } from '../../config/index.js';

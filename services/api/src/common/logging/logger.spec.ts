@@ -2,7 +2,7 @@ import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureLogLines } from '../../../test/log-lines.js';
+import { captureLogLines } from '@atrium/test-support/logs';
 import { createRootLogger, PinoNestLogger, withRequestId } from './logger.js';
 
 describe('PinoNestLogger', () => {

@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/create-test-app.js';
-import { type LocalIssuer, startLocalIssuer } from '../../../test/local-issuer.js';
+import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
 import { RegistryService } from '../../registry/index.js';
-import { captureLogLines } from '../../../test/log-lines.js';
+import { captureLogLines } from '@atrium/test-support/logs';
 
 /*
  * Every line the API writes while it handles a request names that request, whatever answers it: success,

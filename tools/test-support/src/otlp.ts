@@ -1,3 +1,4 @@
+// An OTLP/HTTP trace receiver: what an operator's collector is to the API, for tests of its tracing.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';

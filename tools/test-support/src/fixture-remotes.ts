@@ -1,3 +1,5 @@
+// Releases as the browser journeys make them: the release CLI run as a feature team runs it, and hand-written
+// fixture remotes published through the CLI's own code.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,39 +11,21 @@ import {
   type RemoteMetadata,
   type PublishResult,
 } from '@atrium/release-cli/publish-release';
-import { repoRoot } from '../../infra/lib/paths.ts';
-import { capture } from '../../infra/lib/processes.ts';
+import { repoRoot } from '@atrium/infra-lib/paths';
+import { capture } from '@atrium/infra-lib/processes';
 
 /**
- * The release CLI as a feature team runs it, from the remote's folder (a workspace under remotes/, or any
- * folder with such a package.json); resolves with its output.
+ * The release CLI as a feature team runs it (`npm run release`, or `npm run rollout` with `start <version>
+ * --percent N`, `status`, ...), from the remote's folder (a workspace under remotes/, or any folder with such a
+ * package.json); resolves with its output.
  */
 export function runReleaseCli(
+  command: 'release' | 'rollout',
   remote: string,
   args: string[],
   cwd = join(repoRoot, 'remotes', remote),
 ): Promise<{ code: number; output: string }> {
-  return runCli('release.ts', args, cwd);
-}
-
-/**
- * The rollout CLI (`npm run rollout`) as a feature team runs it from the remote's folder: `start <version>
- * --percent N`, `status`, ...; resolves with its output.
- */
-export function runRolloutCli(
-  remote: string,
-  args: string[],
-  cwd = join(repoRoot, 'remotes', remote),
-): Promise<{ code: number; output: string }> {
-  return runCli('rollout.ts', args, cwd);
-}
-
-async function runCli(
-  script: string,
-  args: string[],
-  cwd: string,
-): Promise<{ code: number; output: string }> {
-  return capture('node', [join(repoRoot, 'tools/release-cli/src', script), ...args], { cwd });
+  return capture('node', [join(repoRoot, 'tools/release-cli/src', `${command}.ts`), ...args], { cwd });
 }
 
 /**

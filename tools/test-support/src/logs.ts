@@ -1,3 +1,4 @@
+// A destination for the API's logger that keeps what was logged, so a test can read it.
 import { Writable } from 'node:stream';
 
 /** A log line as the API writes it: one JSON object. */

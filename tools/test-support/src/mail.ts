@@ -1,4 +1,5 @@
-import { waitUntil } from '../lib/wait.ts';
+// MailDev, the stack's mail catcher, from outside: the mails Keycloak sent, read through MailDev's REST API.
+import { waitUntil } from '@atrium/infra-lib/wait';
 
 /** A mail as MailDev's REST API returns it (the parts Atrium reads). */
 export interface ReceivedMail {

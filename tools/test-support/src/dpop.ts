@@ -1,4 +1,6 @@
-import { createHash, randomUUID, type webcrypto } from 'node:crypto';
+// DPoP (RFC 9449) as a client does it: a key pair, proofs for one request each, and the headers that present a
+// token bound to it. Tests play the browser, an attacker with a key of their own, or a broken client with it.
+import { createHash, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
 /** What a test may change in one proof, to play an attacker or a broken client. */
@@ -24,20 +26,13 @@ export interface DpopKey {
   proof(htm: string, htu: string, accessToken?: string, options?: ProofOptions): Promise<string>;
 }
 
-/** A key pair made here (ES256 unless said otherwise). */
+/** A fresh key pair (ES256 unless said otherwise), as a browser makes one and keeps it. */
 export async function createDpopKey(alg: 'ES256' | 'ES384' | 'PS256' = 'ES256'): Promise<DpopKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg);
-  return dpopKeyFrom(privateKey, await exportJWK(publicKey), alg);
-}
-
-/** Proofs with a key pair made elsewhere (the one `signInWithPassword` bound the user's tokens to). */
-export async function dpopKeyFrom(
-  privateKey: webcrypto.CryptoKey,
-  publicJwk: JWK,
-  alg = 'ES256',
-): Promise<DpopKey> {
   const jwk = Object.fromEntries(
-    Object.entries(publicJwk).filter(([member]) => ['kty', 'crv', 'x', 'y', 'n', 'e'].includes(member)),
+    Object.entries(await exportJWK(publicKey)).filter(([member]) =>
+      ['kty', 'crv', 'x', 'y', 'n', 'e'].includes(member),
+    ),
   ) as JWK;
   return {
     jkt: await calculateJwkThumbprint(jwk, 'sha256'),

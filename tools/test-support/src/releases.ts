@@ -1,3 +1,4 @@
+// Hashes of releases made up for tests, as the release CLI would compute them of stored files.
 import { createHash } from 'node:crypto';
 
 /** The SRI sha384 value of some bytes, as the release CLI computes it of a stored file. */

@@ -1,3 +1,4 @@
+// A stand-in identity provider for unit tests (discovery, JWKS, RS256 tokens); integration tests use Keycloak.
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -155,15 +156,6 @@ export async function startLocalIssuer(
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** A free TCP port on 127.0.0.1 (closed again), for a server that is meant to come up later. */
-export async function reservePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function signCompact(header: object, payloadJson: string, hash: string, key: KeyObject): string {

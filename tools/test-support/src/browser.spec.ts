@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formAction, pageOf } from './password-sign-in.ts';
+import { formAction, pageOf } from './browser.ts';
 
 // Trimmed from the pages Keycloak 26.7 renders (keycloak.v2 login theme).
 const loginPage =

@@ -1,9 +1,9 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+// The tests' browser: Keycloak's pages walked over plain HTTP with a cookie jar, as a person does in the shell, for
+// integration tests and scripts that need a real user's tokens or Keycloak's answer to an account action.
+import { createHash, randomBytes } from 'node:crypto';
 import { generateSync } from 'otplib';
-
-/** The shell's registered callback, where every flow here ends. */
-const SHELL_CALLBACK = 'http://localhost:4000/auth/callback';
+import { SHELL_CALLBACK } from './addresses.ts';
+import { type BoundToken, createDpopKey, type DpopKey } from './dpop.ts';
 
 export interface SignInOptions {
   /** Realm issuer, e.g. `http://localhost:8080/realms/atrium`. */
@@ -33,31 +33,6 @@ export interface SignInOptions {
 /** A browser's cookies for Keycloak, name to value. */
 export type CookieJar = Map<string, string>;
 
-/**
- * The ES256 key pair the tokens are bound to (DPoP, RFC 9449), as a browser would keep it: a test signs a
- * proof with `privateKey` (header `jwk` = `publicJwk`) for every API call it makes with the access token.
- */
-export interface DpopKeyPair {
-  readonly privateKey: CryptoKey;
-  readonly publicJwk: JWK;
-  /** RFC 7638 thumbprint of `publicJwk`: the access token's `cnf.jkt`. */
-  readonly jkt: string;
-}
-
-/** A fresh ES256 key pair for DPoP. */
-export async function generateDpopKeyPair(): Promise<DpopKeyPair> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256');
-  const publicJwk = await exportJWK(publicKey);
-  return { privateKey, publicJwk, jkt: await calculateJwkThumbprint(publicJwk, 'sha256') };
-}
-
-/** A DPoP proof (RFC 9449 §4.2) for one request to the authorization server (no access token, so no `ath`). */
-export function tokenRequestProof(key: DpopKeyPair, htu: string): Promise<string> {
-  return new SignJWT({ htm: 'POST', htu, jti: randomUUID(), iat: Math.floor(Date.now() / 1000) })
-    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.publicJwk })
-    .sign(key.privateKey);
-}
-
 /** Tokens from the token endpoint. */
 export interface SignInTokens {
   access_token: string;
@@ -67,8 +42,8 @@ export interface SignInTokens {
   /** `DPoP` for the atrium-shell client: the tokens are bound to {@link SignInTokens.dpop}. */
   token_type: string;
   scope: string;
-  /** The key the tokens are bound to; proofs for API calls are signed with it. */
-  dpop: DpopKeyPair;
+  /** The ES256 key the tokens are bound to (DPoP, RFC 9449), as a browser keeps it: it signs the proofs. */
+  dpop: DpopKey;
 }
 
 /** Thrown when Keycloak shows a page instead of redirecting back: wrong password, or a required action. */
@@ -107,13 +82,13 @@ export async function signInWithPassword(options: SignInOptions): Promise<SignIn
   const code = callback.searchParams.get('code');
   if (!code) throw new SignInError(`No code in the callback: ${callback.search}`, 'callback');
 
-  const dpop = await generateDpopKeyPair();
+  const dpop = await createDpopKey();
   const tokenEndpoint = `${options.issuer}/protocol/openid-connect/token`;
   const tokenResponse = await fetch(tokenEndpoint, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
-      ...(options.dpop === false ? {} : { dpop: await tokenRequestProof(dpop, tokenEndpoint) }),
+      ...(options.dpop === false ? {} : { dpop: await dpop.proof('POST', tokenEndpoint) }),
     },
     body: new URLSearchParams({
       grant_type: 'authorization_code',
@@ -134,6 +109,41 @@ export async function signInWithPassword(options: SignInOptions): Promise<SignIn
     );
   }
   return { ...body, dpop };
+}
+
+/**
+ * A real user's DPoP-bound access token from Keycloak ({@link signInWithPassword}), with the key it is bound to:
+ * what a signed-in browser holds.
+ */
+export async function signIn(
+  issuer: string,
+  username: string,
+  password: string,
+  totpSecret?: string,
+): Promise<BoundToken> {
+  return (await signInBrowser(issuer, username, password, totpSecret)).token;
+}
+
+/**
+ * A person signed in through the shell's flow in a browser of their own: the DPoP-bound token, and the
+ * browser's cookies, which hold the Keycloak session that token belongs to (its `sid`), e.g. for
+ * {@link openAccountAction} or {@link openAuthorization}.
+ */
+export async function signInBrowser(
+  issuer: string,
+  username: string,
+  password: string,
+  totpSecret?: string,
+): Promise<{ token: BoundToken; cookies: CookieJar }> {
+  const cookies: CookieJar = new Map();
+  const tokens = await signInWithPassword({
+    issuer,
+    username,
+    password,
+    ...(totpSecret === undefined ? {} : { totpSecret }),
+    cookies,
+  });
+  return { token: { accessToken: tokens.access_token, dpop: tokens.dpop }, cookies };
 }
 
 export interface AccountActionOptions extends Omit<SignInOptions, 'dpop' | 'scope'> {
