@@ -1,5 +1,6 @@
 import { ACCOUNT_ENTITIES } from './account/index.js';
 import { AUDIT_ENTITIES } from './audit/index.js';
+import { AUTH_ENTITIES } from './auth/index.js';
 import { ME_ENTITIES } from './me/index.js';
 import { REGISTRY_ENTITIES } from './registry/index.js';
 import { ROLLOUT_ENTITIES } from './rollout/index.js';
@@ -18,4 +19,5 @@ export const ENTITIES = [
   ...TELEMETRY_ENTITIES,
   ...AUDIT_ENTITIES,
   ...ACCOUNT_ENTITIES,
+  ...AUTH_ENTITIES,
 ];

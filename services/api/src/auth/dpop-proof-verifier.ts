@@ -5,11 +5,12 @@ import {
   type KeyObject,
   verify as verifySignature,
 } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { InvalidDpopProofError } from './auth.errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/index.js';
-import { ProofReplayCache } from './proof-replay-cache.js';
+import { ProofReplayCache, proofWindowMs } from './proof-replay-cache.js';
+import { SHARED_PROOF_REPLAYS, type SharedProofReplays } from './shared-proof-replays.js';
 
 /**
  * Algorithms a DPoP proof may be signed with: asymmetric only (never `none` or HMAC, RFC 9449 §4.3). ES256
@@ -73,8 +74,8 @@ interface ClientKey {
  * public `jwk` in its header whose thumbprint is the token's `cnf.jkt` and which verifies the signature;
  * `htm` the request method, `htu` `API_PUBLIC_URL` + the request path (query and fragment ignored on both
  * sides), `iat` at most `DPOP_PROOF_MAX_AGE_SECONDS` old and not in the future (both with
- * `OIDC_CLOCK_TOLERANCE_SECONDS`), `ath` the SHA-256 of the access token, and a `jti` not seen before by
- * this process within that window.
+ * `OIDC_CLOCK_TOLERANCE_SECONDS`), `ath` the SHA-256 of the access token, and a `jti` not seen before
+ * within that window: by this process (in memory), and on PostgreSQL by any replica (shared-proof-replays.ts).
  *
  * Each distinct client key is imported and thumbprinted once (bounded cache), so a request costs one
  * signature verification (node:crypto's, synchronous: WebCrypto's costs a quarter more, jose's a third), a hash
@@ -88,11 +89,16 @@ export class DpopProofVerifier {
   private readonly maxAgeSeconds: number;
   private readonly toleranceSeconds: number;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Optional()
+    @Inject(SHARED_PROOF_REPLAYS)
+    private readonly sharedReplays: SharedProofReplays | null = null,
+  ) {
     this.publicOrigin = config.apiPublicUrl;
     this.maxAgeSeconds = config.dpopProofMaxAgeSeconds;
     this.toleranceSeconds = config.clockToleranceSeconds;
-    this.replays = new ProofReplayCache((this.maxAgeSeconds + 2 * this.toleranceSeconds) * 1000);
+    this.replays = new ProofReplayCache(proofWindowMs(this.maxAgeSeconds, this.toleranceSeconds));
   }
 
   /**
@@ -129,8 +135,10 @@ export class DpopProofVerifier {
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) {
       throw new InvalidDpopProofError(`the proof needs a jti of 1 to ${MAX_JTI_LENGTH} characters`);
     }
-    // Last, so that only a proof that passed everything else takes a place in the cache.
-    if (!this.replays.use(`${clientKey.entry.thumbprint}.${jti}`)) {
+    // Last, so that only a proof that passed everything else takes a place in the cache. This process's memory
+    // first (a replay to the same replica costs no write), then every replica's record.
+    const used = `${clientKey.entry.thumbprint}.${jti}`;
+    if (!this.replays.use(used) || (this.sharedReplays !== null && !(await this.sharedReplays.use(used)))) {
       throw new InvalidDpopProofError('the proof was already used (jti)');
     }
     // Kept only once a proof signed by the key has verified: a request can never make the cache hold a key

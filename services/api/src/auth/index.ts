@@ -9,7 +9,7 @@ export {
   toAuthenticatedUser,
 } from './access-token.js';
 export * from './auth.errors.js';
-export { AuthModule } from './auth.module.js';
+export { AUTH_ENTITIES, AuthModule } from './auth.module.js';
 export { CurrentUser } from './current-user.decorator.js';
 export { JwtAuthGuard } from './jwt-auth.guard.js';
 export { requirePersonalSession } from './personal-session.js';

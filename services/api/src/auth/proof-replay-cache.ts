@@ -1,3 +1,12 @@
+/**
+ * How long a proof stays acceptable from the moment one is accepted, in ms: its maximum age plus the clock
+ * tolerance on both sides (its `iat` may be that far in the future, and that much past its maximum age). Any
+ * record of a used proof is kept at least this long.
+ */
+export function proofWindowMs(maxAgeSeconds: number, toleranceSeconds: number): number {
+  return (maxAgeSeconds + 2 * toleranceSeconds) * 1000;
+}
+
 /** A clock in milliseconds, injectable so that tests can move time without sleeping. */
 export type MillisecondClock = () => number;
 
@@ -6,15 +15,15 @@ export type MillisecondClock = () => number;
  *
  * Two generations of one `spanMs` each: a new jti goes into the current one, and when a span has passed the
  * current becomes the previous and the previous is forgotten. A jti is therefore remembered for at least
- * one full span after it was accepted. The span is the time a proof stays acceptable (its maximum age plus
- * the clock tolerance on both sides), so by the time a jti is forgotten, its proof is refused as too old
+ * one full span after it was accepted. The span is the time a proof stays acceptable ({@link proofWindowMs}), so by the time a jti is forgotten, its proof is refused as too old
  * anyway. Forgetting costs nothing per entry (no timers, no sweeps).
  *
  * Bounded: when both generations together hold `maxEntries`, the previous generation is dropped early. That
  * re-opens replay of those proofs for the rest of their window, and only happens at a sustained rate of
  * `maxEntries / span` accepted proofs per second on one process (see docs/security.md#access-tokens-at-the-api).
  *
- * Per process: replicas do not share it (see docs/security.md#access-tokens-at-the-api for why that is acceptable here).
+ * Per process. On PostgreSQL every accepted id is also recorded for all replicas (shared-proof-replays.ts); this
+ * cache still refuses a replay to the same replica without asking the database.
  */
 export class ProofReplayCache {
   private current = new Set<string>();

@@ -390,9 +390,9 @@ export const API_VARIABLE_GROUPS: readonly ConfigGroup<ApiVariable>[] = [
       {
         name: 'TELEMETRY_REPORTS_PER_MINUTE',
         purpose:
-          'Telemetry batches one person may send per minute to one API instance (more are answered 429).',
+          'Telemetry batches one person may send per minute, to all replicas together (more are answered 429).',
         expected:
-          'an integer between 1 and 600 (telemetry batches one person may send per minute to one API instance)',
+          'an integer between 1 and 600 (telemetry batches one person may send per minute, to all replicas together)',
         example: '12',
         default: '12',
       },

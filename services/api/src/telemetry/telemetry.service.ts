@@ -11,6 +11,7 @@ import { type CanaryHealth, CanaryJudge, type Tally } from '../rollout/index.js'
 import { CanaryReporter, reporterId } from './canary-reporter.entity.js';
 import { LATENCY_BUCKETS_MS, RemoteHealth } from './remote-health.entity.js';
 import { ReportRateLimiter } from './report-rate-limiter.js';
+import { quotaPersonId, TelemetryQuota } from './telemetry-quota.entity.js';
 import {
   type RemoteHealthDoc,
   type TelemetryBatch,
@@ -30,6 +31,8 @@ interface TallyRow {
   reporters: number | string;
 }
 const PRUNE_EVERY_MS = 60 * MINUTE_MS;
+/** How often the shared per-person counts of minutes that are over are deleted (PostgreSQL). */
+const PRUNE_QUOTA_EVERY_MS = MINUTE_MS;
 /**
  * How often what was reported is written: reports are added up in memory and written at most this often, one
  * statement for everything since the last write, so a flood of reports costs one write a second, not one per
@@ -152,6 +155,7 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(TelemetryService.name);
   private readonly limiter: ReportRateLimiter;
   private pruneTimer: NodeJS.Timeout | undefined;
+  private pruneQuotaTimer: NodeJS.Timeout | undefined;
   private writeTimer: NodeJS.Timeout | undefined;
   /** Added up since the last write. */
   private pending = new Map<string, Pending>();
@@ -168,7 +172,13 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
     private readonly judge: CanaryJudge,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.limiter = new ReportRateLimiter(config.telemetry.reportsPerMinute);
+    // On PostgreSQL any number of replicas share one count per person; a SQLite API is one process.
+    this.limiter = new ReportRateLimiter(
+      config.telemetry.reportsPerMinute,
+      config.database.driver === 'postgresql'
+        ? (sub, windowStart) => this.countBatch(sub, windowStart)
+        : undefined,
+    );
   }
 
   onModuleInit(): void {
@@ -177,6 +187,14 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
       this.prune().catch((error: unknown) => this.logger.warn(`pruning telemetry failed: ${String(error)}`));
     }, PRUNE_EVERY_MS);
     this.pruneTimer.unref();
+    if (this.config.database.driver === 'postgresql') {
+      this.pruneQuotaTimer = setInterval(() => {
+        this.pruneQuota().catch((error: unknown) =>
+          this.logger.warn(`pruning telemetry quotas failed: ${String(error)}`),
+        );
+      }, PRUNE_QUOTA_EVERY_MS);
+      this.pruneQuotaTimer.unref();
+    }
     this.writeTimer = setInterval(() => {
       if (this.pending.size === 0 && this.voices.size === 0 && this.unjudged.size === 0) return;
       this.writeAndJudge().catch((error: unknown) =>
@@ -189,6 +207,7 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
   /** On shutdown (before the database closes), what is not written yet is. */
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.pruneTimer);
+    clearInterval(this.pruneQuotaTimer);
     clearInterval(this.writeTimer);
     await this.write().catch((error: unknown) =>
       this.logger.error(`telemetry of the last ${TELEMETRY_WRITE_EVERY_MS} ms was lost: ${String(error)}`),
@@ -203,7 +222,7 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
    */
   async record(user: AuthenticatedUser, batch: TelemetryBatch, now = new Date()): Promise<TelemetryReceipt> {
     requirePersonalSession(user, this.config, 'report field telemetry');
-    const wait = this.limiter.take(user.sub);
+    const wait = await this.limiter.take(user.sub);
     if (wait > 0)
       throw new RateLimitedError('Telemetry batches', this.config.telemetry.reportsPerMinute, wait);
     const served = await this.registry.servedVersions(
@@ -235,6 +254,29 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
     }
     countTelemetry(accepted.length, batch.reports.length - accepted.length);
     return { accepted: accepted.length, ignored: batch.reports.length - accepted.length };
+  }
+
+  /**
+   * Counts one batch of the person's in the minute that starts at `windowStart` (ms), for every replica (one
+   * UPSERT on telemetry_quota), and returns the minute's count so far.
+   */
+  private async countBatch(sub: string, windowStart: number): Promise<number> {
+    const row: unknown = await this.em
+      .getConnection()
+      .execute(
+        `insert into ${this.table('telemetry_quota')} (minute, person, used) values (?, ?, 1) ` +
+          'on conflict (minute, person) do update set used = telemetry_quota.used + 1 returning used',
+        [windowStart / MINUTE_MS, quotaPersonId(sub)],
+        'get',
+      );
+    return Number((row as { used: number | string }).used);
+  }
+
+  /** Deletes the per-person counts of minutes that are over; returns how many went. */
+  async pruneQuota(now = new Date()): Promise<number> {
+    return this.em
+      .fork()
+      .nativeDelete(TelemetryQuota, { minute: { $lt: Math.floor(now.getTime() / MINUTE_MS) } });
   }
 
   /**
@@ -342,7 +384,7 @@ export class TelemetryService implements OnModuleInit, OnModuleDestroy {
    * A telemetry table for raw SQL, in the schema the ORM uses (MIKRO_ORM_SCHEMA on PostgreSQL, e.g. the compose
    * stack's `atrium`); inside the statement it is still called by its bare name.
    */
-  private table(name: 'remote_health' | 'canary_reporter'): string {
+  private table(name: 'remote_health' | 'canary_reporter' | 'telemetry_quota'): string {
     const schema = this.config.database.driver === 'postgresql' ? this.em.config.get('schema') : undefined;
     return schema ? `"${schema.replaceAll('"', '""')}".${name}` : name;
   }
