@@ -50,9 +50,19 @@ export interface ActiveRemotesSnapshot {
 export const REGISTRY_CHANNEL = 'atrium_registry_changed';
 const RECONNECT_MS = { first: 500, max: 30_000 };
 /**
- * A copy is reloaded after this long even without a notification: the bound on staleness should a listening
- * connection die without either side noticing for a while (a silent network cut).
+ * The listening connection is asked `select 1` this often. PostgreSQL hands a listener the notifications that
+ * reached it before it answers a statement, so an answer means nothing committed before the question was missed.
  */
+const HEARTBEAT_MS = 250;
+/**
+ * The copy is used only while the listening connection answered within this long; past it (a connection cut
+ * without either side noticing, a database too slow to answer) every request reads the database until an answer
+ * comes. So a change committed on any replica is served by every replica within this bound, a second at most.
+ */
+const TRUSTED_FOR_MS = 750;
+/** A listening connection that has not answered for this long is closed and opened again. */
+const SILENT_FOR_MS = 10_000;
+/** A copy is reloaded after this long even if nothing changed (belt and braces). */
 const MAX_AGE_MS = 30_000;
 
 /**
@@ -66,9 +76,9 @@ const MAX_AGE_MS = 30_000;
  *
  * Correctness never depends on the notification arriving: while a replica's listening connection is down
  * (PostgreSQL restarting, a network cut) it reads through to the database on every request, and when the
- * connection is back it drops its copy, since changes may have been missed meanwhile. A copy older than
- * {@link MAX_AGE_MS} is reloaded anyway, which bounds how stale a replica can be if its connection dies
- * unnoticed.
+ * connection is back it drops its copy, since changes may have been missed meanwhile. A connection that dies
+ * unnoticed is caught by a heartbeat: the copy is used only while the listening connection has answered within
+ * {@link TRUSTED_FOR_MS}, so a change (a rollback, say) reaches every replica's next request within that bound.
  */
 @Injectable()
 export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -79,6 +89,9 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
   /** Whether changes made elsewhere reach this replica (always on SQLite, a live LISTEN on PostgreSQL). */
   private listening: boolean;
   private listener: pg.Client | undefined;
+  /** When the listening connection last answered (ms). */
+  private answeredAt = 0;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -97,12 +110,14 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
+    clearInterval(this.heartbeatTimer);
     await this.listener?.end().catch(() => undefined);
   }
 
   /** The active remotes, in navigation order: from memory while that is known to be current. */
   get(): Promise<ActiveRemotesSnapshot> {
-    if (!this.listening) return this.load();
+    if (!this.listening || (this.listener && Date.now() - this.answeredAt > TRUSTED_FOR_MS))
+      return this.load();
     if (!this.cached || Date.now() - this.cachedAt > MAX_AGE_MS) {
       const generation = this.generation;
       const loading = this.load();
@@ -213,6 +228,29 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
     return { remotes, digest: createHash('sha256').update(JSON.stringify(remotes)).digest('base64url') };
   }
 
+  /**
+   * Asks the listening connection `select 1` every {@link HEARTBEAT_MS}, one question at a time, and notes when
+   * it answers; one that stays silent for {@link SILENT_FOR_MS} is given up as lost.
+   */
+  private heartbeat(client: pg.Client, lost: (error?: Error) => void): NodeJS.Timeout {
+    let askedAt: number | undefined;
+    return setInterval(() => {
+      if (askedAt !== undefined) {
+        if (Date.now() - askedAt > SILENT_FOR_MS) lost(new Error(`no answer for ${SILENT_FOR_MS} ms`));
+        return;
+      }
+      askedAt = Date.now();
+      client.query('select 1').then(
+        () => {
+          askedAt = undefined;
+          if (this.listener === client) this.answeredAt = Date.now();
+        },
+        // A failed connection is reported by its error event, which `lost` handles.
+        () => undefined,
+      );
+    }, HEARTBEAT_MS).unref();
+  }
+
   /** Opens the LISTEN connection; on failure or loss, reads through and tries again with backoff. */
   private async listen(delay: number): Promise<void> {
     if (this.closed || this.config.database.driver !== 'postgresql') return;
@@ -221,6 +259,7 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
       if (this.listener !== client) return;
       this.listener = undefined;
       this.listening = false;
+      clearInterval(this.heartbeatTimer);
       this.invalidate();
       client.end().catch(() => undefined);
       if (this.closed) return;
@@ -243,7 +282,9 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
       await client.query(`listen ${REGISTRY_CHANNEL}`);
       // Whatever changed while nobody listened is not in the copy: start afresh.
       this.invalidate();
+      this.answeredAt = Date.now();
       this.listening = true;
+      this.heartbeatTimer = this.heartbeat(client, lost);
     } catch (error) {
       if (this.listener !== client) return;
       this.listener = undefined;
