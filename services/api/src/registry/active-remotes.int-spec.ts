@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
-import { adminQuery, countRows, databaseUrlFor } from '@atrium/test-support/postgres';
+import { REGISTRY_LISTENER_NAME } from './active-remotes.js';
+import { adminQuery, countRows, databaseUrlFor, startPostgresLink } from '@atrium/test-support/postgres';
 import { fetchPlatformToken } from '@atrium/test-support/keycloak';
 import { releaseHashes } from '@atrium/test-support/releases';
 
@@ -58,7 +59,7 @@ describe('two replicas on PostgreSQL keep their in-memory registry current', () 
   const listeners = () =>
     countRows(
       adminUrl,
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${name}' AND query ILIKE 'listen%'`,
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${name}' AND application_name = '${REGISTRY_LISTENER_NAME}'`,
     );
 
   it("shows one replica's activation on the other at once, and a 304 for the other's ETag", async () => {
@@ -82,7 +83,7 @@ describe('two replicas on PostgreSQL keep their in-memory registry current', () 
     expect(await listeners()).toBe(2);
     await adminQuery(
       adminUrl,
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND query ILIKE 'listen%'`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND application_name = '${REGISTRY_LISTENER_NAME}'`,
     );
     await publish(a, '1.2.0');
     // Whether B notices the cut before or after this change, it reads the database until it listens again.
@@ -91,5 +92,36 @@ describe('two replicas on PostgreSQL keep their in-memory registry current', () 
 
     await publish(a, '1.3.0');
     await expect.poll(() => activeOn(b), { timeout: 2_000, interval: 20 }).toEqual(['1.3.0']);
+  });
+
+  it('serves a change within a second when its listening connection falls silent unnoticed, then listens anew', async () => {
+    // A third replica reaching PostgreSQL through a link that can go silent, as a cut network does: no close,
+    // no reset, nothing for either side to notice.
+    const link = await startPostgresLink(databaseUrl);
+    const c = await createTestApp({ OIDC_ISSUER_URL: issuer, DATABASE_URL: link.url }, { migrate: false });
+    try {
+      await c.waitForIssuer();
+      await expect.poll(() => link.listening(), { timeout: 10_000 }).toBe(1);
+      await publish(a, '2.0.0');
+      await expect.poll(() => activeOn(c), { timeout: 2_000, interval: 20 }).toEqual(['2.0.0']);
+      // Its copy, made once the notification of 2.0.0 is surely in (a notification can trail the commit).
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await activeOn(c)).toEqual(['2.0.0']);
+
+      link.silenceListeners();
+      await publish(a, '2.1.0');
+      const committed = Date.now();
+      // Before the heartbeat, this replica served its copy for up to 30 s (its MAX_AGE_MS).
+      await expect.poll(() => activeOn(c), { timeout: 5_000, interval: 20 }).toEqual(['2.1.0']);
+      console.log(`registry_change_seen_silent_ms=${Date.now() - committed}`);
+
+      // Given up after its silence, the connection is opened again, and changes arrive by notification again.
+      await expect.poll(() => link.listening(), { timeout: 20_000 }).toBe(1);
+      await publish(a, '2.2.0');
+      await expect.poll(() => activeOn(c), { timeout: 2_000, interval: 20 }).toEqual(['2.2.0']);
+    } finally {
+      await c.close();
+      await link.close();
+    }
   });
 });

@@ -48,6 +48,8 @@ export interface ActiveRemotesSnapshot {
 
 /** The PostgreSQL channel every registry write notifies, at its commit. */
 export const REGISTRY_CHANNEL = 'atrium_registry_changed';
+/** The `application_name` of each replica's listening connection, as `pg_stat_activity` shows it. */
+export const REGISTRY_LISTENER_NAME = 'atrium-registry-listener';
 const RECONNECT_MS = { first: 500, max: 30_000 };
 /**
  * The listening connection is asked `select 1` this often. PostgreSQL hands a listener the notifications that
@@ -62,6 +64,8 @@ const HEARTBEAT_MS = 250;
 const TRUSTED_FOR_MS = 750;
 /** A listening connection that has not answered for this long is closed and opened again. */
 const SILENT_FOR_MS = 10_000;
+/** How long shutdown waits for the listening connection to close. */
+const END_WAIT_MS = 1_000;
 /** A copy is reloaded after this long even if nothing changed (belt and braces). */
 const MAX_AGE_MS = 30_000;
 
@@ -111,7 +115,15 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
     this.closed = true;
     clearTimeout(this.reconnectTimer);
     clearInterval(this.heartbeatTimer);
-    await this.listener?.end().catch(() => undefined);
+    const listener = this.listener;
+    if (!listener) return;
+    // A connection gone silent never confirms its end: shutdown does not wait for it past a moment.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      listener.end().catch(() => undefined),
+      new Promise((resolve) => (timer = setTimeout(resolve, END_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
   }
 
   /** The active remotes, in navigation order: from memory while that is known to be current. */
@@ -254,7 +266,10 @@ export class ActiveRemotes implements OnApplicationBootstrap, OnApplicationShutd
   /** Opens the LISTEN connection; on failure or loss, reads through and tries again with backoff. */
   private async listen(delay: number): Promise<void> {
     if (this.closed || this.config.database.driver !== 'postgresql') return;
-    const client = new pg.Client({ connectionString: this.config.database.url });
+    const client = new pg.Client({
+      connectionString: this.config.database.url,
+      application_name: REGISTRY_LISTENER_NAME,
+    });
     const lost = (error?: Error) => {
       if (this.listener !== client) return;
       this.listener = undefined;
