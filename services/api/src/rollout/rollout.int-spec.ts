@@ -102,6 +102,21 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
       .json<{ remotes: Array<{ name: string; version: string }> }>()
       .remotes.find((entry) => entry.name === remote)?.version;
   };
+  /**
+   * What every replica serves `tokens` once a change made on one has reached the others: each replica's copy of
+   * the registry is dropped by PostgreSQL's notification at the change's commit, which arrives a moment after
+   * the answer to the change (ActiveRemotes). Waits at most a second, the bound the API promises.
+   */
+  const servedEverywhere = async (tokens: readonly BoundToken[], version: string) => {
+    const started = Date.now();
+    for (;;) {
+      const served = await Promise.all(
+        replicas.flatMap((replica) => tokens.map((token) => servedBy(replica, token))),
+      );
+      if (served.every((value) => value === version) || Date.now() - started > 1_000) return new Set(served);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
 
   it("refuses the remote's own deployer that aims a canary at administrators, or at any role the remote does not require", async () => {
     for (const roles of [['atrium-admin'], [betaRole], ['atrium-user', 'atrium-admin']]) {
@@ -185,12 +200,8 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
       body: { reason: 'integration test' },
     });
     expect(aborted.statusCode).toBe(200);
-    for (const replica of replicas) {
-      const served = await Promise.all(
-        [...people.map(({ token }) => token), betaTester].map((token) => servedBy(replica, token)),
-      );
-      expect(new Set(served)).toEqual(new Set(['1.0.0']));
-    }
+    const everybody = [...people.map(({ token }) => token), betaTester];
+    expect(await servedEverywhere(everybody, '1.0.0')).toEqual(new Set(['1.0.0']));
   });
 
   it('rolls back a canary whose people report render failures through the telemetry endpoint', async () => {
@@ -203,6 +214,13 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
     expect(restarted.statusCode).toBe(201);
     const inCanary = people.filter(({ sub }) => cohortBucket(remote, sub) < 50);
     const outside = people.filter(({ sub }) => cohortBucket(remote, sub) >= 50);
+    // People report what they are served: the canary's people report it once both replicas serve it to them.
+    expect(
+      await servedEverywhere(
+        inCanary.map(({ token }) => token),
+        '1.1.0',
+      ),
+    ).toEqual(new Set(['1.1.0']));
     const report = (version: string, loads: number, renderFailures: number) => ({
       reports: [
         {
