@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
+import { registerRemote } from '../../test/registered-remote.js';
 import type { BoundToken } from '@atrium/test-support/dpop';
 import { adminQuery } from '@atrium/test-support/postgres';
 import { fetchDeployerToken, fetchPlatformToken } from '@atrium/test-support/keycloak';
 import { signIn } from '@atrium/test-support/browser';
 import { type RealmAdmin, realmAdmin } from '@atrium/test-support/keycloak';
-import { releaseHashes } from '@atrium/test-support/releases';
 import { cohortBucket } from './cohort.js';
 
 const issuer = inject('oidcIssuerUrl');
@@ -62,27 +62,14 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
 
     deployer = await fetchDeployerToken(issuer);
     platform = await fetchPlatformToken(issuer);
-    const created = await first.request({
-      method: 'POST',
-      url: '/api/remotes',
-      token: platform,
-      body: { name: remote, title: 'Canary', path: `/${remote}`, owner: 'atrium-deployer' },
+    await registerRemote(first, {
+      name: remote,
+      title: 'Canary',
+      platform,
+      deployer,
+      versions: ['1.0.0', '1.1.0'],
+      active: '1.0.0',
     });
-    expect(created.statusCode).toBe(201);
-    for (const version of ['1.0.0', '1.1.0']) {
-      const published = await first.request({
-        method: 'POST',
-        url: `/api/remotes/${remote}/versions`,
-        token: deployer,
-        body: {
-          version,
-          manifestUrl: `http://localhost:4100/${remote}/${version}/mf-manifest.json`,
-          ...releaseHashes(remote, version),
-          activate: version === '1.0.0',
-        },
-      });
-      expect(published.statusCode).toBe(201);
-    }
   });
 
   afterAll(async () => {
