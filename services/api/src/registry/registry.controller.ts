@@ -125,6 +125,8 @@ export class RegistryController {
     'not_remote_owner',
     'remote_not_found',
     'version_exists',
+    'shared_dependency_conflict',
+    'shell_manifest_unavailable',
   )
   @ApiDocument(201, publishResultSchema, 'the version was registered')
   publish(
@@ -150,6 +152,8 @@ export class RegistryController {
     'remote_not_found',
     'version_not_found',
     'version_unverifiable',
+    'shared_dependency_conflict',
+    'shell_manifest_unavailable',
   )
   @ApiDocument(200, remoteDetailSchema, 'the remote with its new active version')
   activate(

@@ -58,7 +58,11 @@ describe('sharedDependenciesOf', () => {
         providedVersion: null,
       },
     ]);
-    expect(shell.shared.map((dependency) => dependency.providedVersion)).toEqual(['0.1.0', '19.3.1', '19.3.1']);
+    expect(shell.shared.map((dependency) => dependency.providedVersion)).toEqual([
+      '0.1.0',
+      '19.3.1',
+      '19.3.1',
+    ]);
   });
 
   it('takes no range (or false) as any version and a manifest without `shared` as sharing nothing', () => {

@@ -64,8 +64,7 @@ export function sharedDependenciesOf(
       shareScope: scope,
       singleton: singleton === true,
       requiredVersion: range,
-      providedVersion:
-        bringsCopy && typeof version === 'string' ? semver.valid(version) : null,
+      providedVersion: bringsCopy && typeof version === 'string' ? semver.valid(version) : null,
     });
   }
   return { dependencies };
@@ -112,7 +111,8 @@ export function sharedDependencyConflicts(
   ];
   const conflicts: SharedDependencyConflict[] = [];
   const add = (conflict: SharedDependencyConflict) => {
-    if (!conflicts.some((known) => JSON.stringify(known) === JSON.stringify(conflict))) conflicts.push(conflict);
+    if (!conflicts.some((known) => JSON.stringify(known) === JSON.stringify(conflict)))
+      conflicts.push(conflict);
   };
   for (const own of candidate.shared) {
     const sharing = neighbours.flatMap((build) =>
