@@ -9,9 +9,9 @@ export const RELEASE_CLI_VARIABLES: ConfigGroup = {
   title: 'Release CLI',
   readBy: 'tools/release-cli',
   about:
-    'The release steps of every remote (`npm run release|rollout|rollback --workspace remotes/<name>`) and ' +
-    "docker compose's `publish`. The clients' secrets are Keycloak's above (ATRIUM_DEPLOYER_SECRET, " +
-    'ATRIUM_PLATFORM_SECRET).',
+    'The release steps of every remote (`npm run release|rollout|rollback --workspace remotes/<name>`), ' +
+    "docker compose's `publish` and `npm run compat` (as the platform's client). The clients' secrets are " +
+    "Keycloak's above (ATRIUM_DEPLOYER_SECRET, ATRIUM_PLATFORM_SECRET).",
   variables: [
     { name: 'ATRIUM_API_URL', purpose: 'Where the CLI finds the API.', default: 'http://localhost:3000' },
     {

@@ -27,7 +27,7 @@ import { CANARIES, type Canaries } from './canaries.js';
 import { assertMayDeploy, requireDeployRole } from './registry.roles.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
-import { SharedDependencyGate } from './shared-dependency-gate.js';
+import { type ReleaseCheck, SharedDependencyGate } from './shared-dependency-gate.js';
 import { type SharedDependency, sharedDependenciesOf } from './shared-dependencies.js';
 import type { remoteDetailSchema, remoteListSchema, versionDocSchema } from './registry.schemas.js';
 import { lockRemote, makeActive } from './version-switch.js';
@@ -222,7 +222,7 @@ export class RegistryService {
     name: string,
     input: PublishVersion,
     shared: SharedDependency[] | null,
-    check: CompatibilityCheck,
+    check: ReleaseCheck,
   ): Promise<{ remote: RemoteDetail; version: VersionDoc }> {
     return this.activeRemotes.change(this.em, async (em) => {
       const now = new Date();
@@ -334,9 +334,6 @@ export class RegistryService {
     return lockRemote(em, this.config.database, name);
   }
 }
-
-/** What SharedDependencyGate.guard hands the change it runs: the check of the release it puts on pages. */
-type CompatibilityCheck = Parameters<Parameters<SharedDependencyGate['guard']>[2]>[0];
 
 /**
  * The packages a publish's manifest shares, once its text is shown to be the stored file the shell will check

@@ -13,7 +13,7 @@ import {
 } from './shared-dependencies.js';
 
 /** How the gate names the shell in a refusal. */
-export const SHELL_LABEL = 'the shell';
+const SHELL_LABEL = 'the shell';
 
 /** The acts that put a release on people's pages, as a refusal's audit event names them. */
 export type GatedAct = 'publish' | 'activate' | 'canary';
@@ -28,6 +28,9 @@ export interface GatedRelease {
   readonly version: string;
   readonly shared: readonly SharedDependency[] | null;
 }
+
+/** Checks, inside a change's transaction, a release that change is about to put on pages (throws a refusal). */
+export type ReleaseCheck = (em: EntityManager, release: GatedRelease) => Promise<void>;
 
 /**
  * The shared-dependency gate (docs/adr/0013-shared-dependency-gate.md): a release is published, activated or
@@ -52,11 +55,7 @@ export class SharedDependencyGate {
    * inside that transaction, the remote locked, on the release it is about to put on pages. A refusal thrown by
    * `check` is audited as `actor`'s `act` once the change has rolled back.
    */
-  async guard<T>(
-    actor: string,
-    act: GatedAct,
-    change: (check: (em: EntityManager, release: GatedRelease) => Promise<void>) => Promise<T>,
-  ): Promise<T> {
+  async guard<T>(actor: string, act: GatedAct, change: (check: ReleaseCheck) => Promise<T>): Promise<T> {
     try {
       return await change((em, release) => this.check(em, release));
     } catch (error) {
