@@ -39,6 +39,7 @@ const registry: AdminRemotesDocument = {
         manifestUrl: `http://localhost:4100/profile/${version}/mf-manifest.json`,
         integrity: `sha384-entry-${version}`,
         manifestIntegrity: `sha384-manifest-${version}`,
+        shared: null,
         publishedBy: 'atrium-deployer',
         publishedAt: '2026-11-22T10:00:00.000Z',
         active: version === '1.0.0',
