@@ -447,11 +447,16 @@ describe('AuditLog', () => {
 
     expect(await screen.findByText('Page 1')).toBeTruthy();
     expect(screen.getByText('remote.version.activated')).toBeTruthy();
+    // The signed-in person by name, their id in the tooltip and read with it; others by id.
+    const who = screen.getByTitle('ada');
+    expect(who.textContent).toBe('Ada Lovelace (you), ada');
+    expect(screen.getByRole('region', { name: 'Audit log entries, newest first' })).toBeTruthy();
     expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Newer' }).disabled).toBe(true);
 
     fireEvent.click(screen.getByRole('button', { name: 'Older' }));
     expect(await screen.findByText('Page 2')).toBeTruthy();
     expect(screen.getByText('profile@1.0.2')).toBeTruthy();
+    expect(screen.getByRole('cell', { name: 'atrium-deployer' })).toBeTruthy();
     expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Older' }).disabled).toBe(true);
 
     fireEvent.click(screen.getByRole('button', { name: 'Newer' }));
