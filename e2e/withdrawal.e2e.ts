@@ -1,17 +1,16 @@
 import { expect, test, type Page } from '@playwright/test';
 import { platformCredentialsFromEnv, releaseTargetFromEnv } from '@atrium/release-cli/publish-release';
 import { activateVersion, callApi, getDeployerToken } from '@atrium/release-cli/registry-client';
-import { repoRoot } from '../infra/lib/paths.ts';
-import { capture } from '../infra/lib/processes.ts';
-import { openAs } from './support/keycloak.ts';
+import { repoRoot } from '@atrium/infra-lib/paths';
+import { capture } from '@atrium/infra-lib/processes';
 import {
   fixtureMetadata,
   publishFixture,
   runReleaseCli,
-  runRolloutCli,
   writeFixturePackage,
   writeFixtureRemote,
-} from './support/releases.ts';
+} from '@atrium/test-support/fixture-remotes';
+import { openAs } from '@atrium/test-support/journeys';
 
 // The release watch asks every 10 s (shell/app/src/remote-loading/catalogue/release-watch.tsx): a page hears of
 // a change within that, plus the time the registry takes to answer.
@@ -29,7 +28,12 @@ async function publishBeside(
 ): Promise<string> {
   const dir = writeFixtureRemote(remote, 'renders', text);
   writeFixturePackage(dir, fixtureMetadata(remote, `/${remote}`, []), version);
-  const published = await runReleaseCli(remote, ['--dir', dir, ...(activate ? ['--activate'] : [])], dir);
+  const published = await runReleaseCli(
+    'release',
+    remote,
+    ['--dir', dir, ...(activate ? ['--activate'] : [])],
+    dir,
+  );
   expect(published.code, published.output).toBe(0);
   return dir;
 }
@@ -107,7 +111,7 @@ test('a page that was served a canary never loads it once the canary is rolled b
     [],
   );
   const workspace = await publishBeside(remote, '1.1.0', `${title} 1.1.0 works`);
-  const started = await runRolloutCli(remote, ['start', '1.1.0', '--percent', '100'], workspace);
+  const started = await runReleaseCli('rollout', remote, ['start', '1.1.0', '--percent', '100'], workspace);
   expect(started.code, started.output).toBe(0);
 
   // Alice's page is served the canary in its list, and she has not opened the feature yet.
@@ -116,7 +120,12 @@ test('a page that was served a canary never loads it once the canary is rolled b
   const navLink = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: title });
   await expect(navLink).toBeVisible();
 
-  const aborted = await runRolloutCli(remote, ['abort', '--reason', 'Too many failed loads'], workspace);
+  const aborted = await runReleaseCli(
+    'rollout',
+    remote,
+    ['abort', '--reason', 'Too many failed loads'],
+    workspace,
+  );
   expect(aborted.code, aborted.output).toBe(0);
   // The page hears of it (the active set it started with has changed) ...
   await expect(

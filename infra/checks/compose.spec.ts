@@ -219,6 +219,12 @@ describe('docker-compose.yml', () => {
     expect(services.api!.environment!.API_PUBLIC_URL).toBe(services.shell!.environment!.ATRIUM_API_URL);
   });
 
+  it("checks releases against the shell it runs: the API reads the shell's manifest, which is up before any publish", () => {
+    const shellPort = services.shell!.ports![0]!.split(':').at(-1);
+    expect(services.api!.environment!.SHELL_MANIFEST_URL).toBe(`http://shell:${shellPort}/mf-manifest.json`);
+    expect(services.publish!.depends_on!['shell']).toEqual({ condition: 'service_healthy' });
+  });
+
   it('lists every variable it reads in .env.example', () => {
     const listed = new Set(
       [...read('.env.example').matchAll(/^#? ?([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]),

@@ -367,11 +367,12 @@ describe('infra/k8s overlay local', () => {
       }
     });
 
-    it("let the API reach only its database, Keycloak, DNS and a trace collector's OTLP/HTTP port in monitoring", () => {
+    it("let the API reach only its database, Keycloak, the shell's manifest, DNS and a trace collector's OTLP/HTTP port in monitoring", () => {
       expect(egressOf(name('atrium-api'))).toEqual(
         [
           to(name('atrium-db'), 5432),
           to({ app: 'keycloak' }, 8080),
+          to(name('atrium-shell'), 4000),
           'ns:{"kubernetes.io/metadata.name":"monitoring"} -> TCP/4318',
           ...dns,
         ].sort(),
@@ -418,7 +419,7 @@ describe('infra/k8s overlay local', () => {
       }
     });
 
-    it('let in: the API from the ingress controller and the publish Job, its metrics port from Prometheus; each database from its own clients', () => {
+    it('let in: the API from the ingress controller and the publish Job, its metrics port from Prometheus; each database from its own clients; the shell from the ingress controller and the API (its manifest)', () => {
       expect(ingressFrom(name('atrium-api'))).toEqual([
         { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
         { podSelector: { matchLabels: name('atrium-publish-remotes') } },
@@ -440,6 +441,14 @@ describe('infra/k8s overlay local', () => {
       expect(ingressFrom(name('keycloak-db'))).toEqual([
         { podSelector: { matchLabels: { app: 'keycloak' } } },
         { podSelector: { matchLabels: { app: 'keycloak-realm-import' } } },
+      ]);
+      // The static servers: browsers through the ingress controller; the shell also the API, for its manifest.
+      expect(ingressFrom(name('atrium-shell'))).toEqual([
+        { podSelector: { matchLabels: name('atrium-api') } },
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
+      ]);
+      expect(ingressFrom(name('atrium-release-store'))).toEqual([
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
       ]);
     });
   });
@@ -592,6 +601,8 @@ describe('infra/k8s overlay local', () => {
     expect(config('atrium-shell-config').ATRIUM_REMOTE_ORIGINS).toBe(
       config('atrium-publish-config').ATRIUM_RELEASE_STORE_URL,
     );
+    // Releases are checked against the shell this deployment runs, through its Service.
+    expect(config('atrium-api-config').SHELL_MANIFEST_URL).toBe('http://atrium-shell:4000/mf-manifest.json');
     // DPoP proofs name the URL the browser calls (htu): the API must know it as the shell does.
     expect(config('atrium-api-config').API_PUBLIC_URL).toBe(config('atrium-shell-config').ATRIUM_API_URL);
   });

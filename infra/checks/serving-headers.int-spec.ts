@@ -76,6 +76,7 @@ const SHELL_PAGE = '<!doctype html><title>shell</title>';
 const SHELL_ASSET = 'main.0123abcd.js';
 const SHELL_SCRIPT = 'console.log("shell");'.repeat(20);
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+const SHELL_MANIFEST = '{"id":"shell","shared":[]}';
 let localStore: RunningServer;
 
 beforeAll(async () => {
@@ -88,6 +89,9 @@ beforeAll(async () => {
   writeFileSync(join(shellRoot, SHELL_ASSET), SHELL_SCRIPT);
   writeFileSync(join(shellRoot, `${SHELL_ASSET}.gz`), gzipSync(SHELL_SCRIPT));
   writeFileSync(join(shellRoot, `${SHELL_ASSET}.br`), brotliCompressSync(SHELL_SCRIPT));
+  // What the build provides, read by the API (SHELL_MANIFEST_URL); the next build's has the same name.
+  writeFileSync(join(shellRoot, 'mf-manifest.json'), SHELL_MANIFEST);
+  writeFileSync(join(shellRoot, 'mf-manifest.json.br'), brotliCompressSync(SHELL_MANIFEST));
   const storeRoot = join(work, 'releases');
   mkdirSync(join(storeRoot, 'profile/1.0.0/.git'), { recursive: true });
   writeFileSync(join(storeRoot, 'profile/1.0.0/remoteEntry.js'), 'console.log("remote")');
@@ -217,6 +221,20 @@ describe("the shell's own files", () => {
   ] as const) {
     it(`${where} sends a build file's brotli copy to a browser that accepts br, its gzip copy otherwise, cached for a year`, async () => {
       await expectPrecompressed(`${base()}/${SHELL_ASSET}`, SHELL_SCRIPT);
+    });
+  }
+
+  for (const [where, base] of [
+    ['nginx (the shell image)', () => shellNginx],
+    ['the local shell server', () => local(localShell)],
+  ] as const) {
+    it(`${where} has its manifest revalidated on every read: the next build's replaces it`, async () => {
+      for (const encoding of ['br', 'identity']) {
+        const manifest = await rawGet(`${base()}/mf-manifest.json`, { 'accept-encoding': encoding });
+        expect(manifest.headers['cache-control'], encoding).toBe('no-cache');
+        expect(manifest.headers['content-type'], encoding).toMatch(/^application\/json/);
+      }
+      expect(await (await get(`${base()}/mf-manifest.json`)).text()).toBe(SHELL_MANIFEST);
     });
   }
 

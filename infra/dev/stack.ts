@@ -160,6 +160,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       KEYCLOAK_EVENTS_POLL_SECONDS: process.env.KEYCLOAK_EVENTS_POLL_SECONDS ?? '5',
       // Developers (role atrium-developer) may load a remote from a dev server on this machine.
       DEV_OVERRIDE_ORIGINS: devOverrideOrigins.join(','),
+      // What the shell served below provides: releases are checked against it (the shell is served before the
+      // bundled remotes are published).
+      SHELL_MANIFEST_URL: `http://localhost:${shellPort}/mf-manifest.json`,
       ...options.apiEnv,
     };
     log('api: applying migrations…');
@@ -232,8 +235,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       clientId: 'atrium-deployer',
       clientSecret: process.env.ATRIUM_DEPLOYER_SECRET ?? 'atrium-deployer-dev-secret',
     };
-    const remotes = await publishBundledRemotes(releaseTarget, platformCredentialsFromEnv(), log);
-
     // Tracing: with an OTLP endpoint in the environment (OTEL_EXPORTER_OTLP_ENDPOINT, ...), which the API
     // inherits, the shell sends its spans to the same receiver (on this machine the browser reaches it by the same
     // URL), resolved by the API's own configuration. The receiver must allow the shell's origin (CORS).
@@ -285,6 +286,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       shellUrl = shell.url;
     }
     log(`shell: ready at ${shellUrl}${nginx ? " (the shell image's nginx)" : ''}`);
+    // After the shell: the API checks each release against the shell's manifest (SHELL_MANIFEST_URL).
+    const remotes = await publishBundledRemotes(releaseTarget, platformCredentialsFromEnv(), log);
 
     return {
       urls: {

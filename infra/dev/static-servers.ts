@@ -179,9 +179,12 @@ export function serveShell(options: {
     brotli: true,
     gzip: true,
     setHeaders(res, pathname) {
+      // The manifest says what this build provides; the next build's replaces it under the same name.
       res.setHeader(
         'Cache-Control',
-        pathname.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable',
+        pathname.endsWith('.html') || pathname === '/mf-manifest.json'
+          ? 'no-cache'
+          : 'public, max-age=31536000, immutable',
       );
     },
   });

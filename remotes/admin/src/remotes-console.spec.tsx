@@ -33,6 +33,7 @@ function registry(active: string, withdrawn: Record<string, string> = {}): Admin
           manifestUrl: `http://localhost:4100/profile/${version}/mf-manifest.json`,
           integrity: `sha384-entry-${version}`,
           manifestIntegrity: `sha384-manifest-${version}`,
+          shared: null,
           publishedBy: 'atrium-deployer',
           publishedAt: '2026-11-22T10:00:00.000Z',
           active: version === active,
@@ -151,6 +152,43 @@ describe('RemotesConsole', () => {
     fireEvent.click(screen.getAllByRole('button', { name: 'Withdraw 1.0.1' }).at(-1)!);
 
     expect((await screen.findByRole('alert')).textContent).toContain('Profile 1.0.1 was not withdrawn');
+  });
+
+  it('says which shared package the shell does not provide when the API refuses an activation', async () => {
+    const detail =
+      'Remote "profile" 1.0.0 cannot run beside what is live: it needs react ^20.0.0, and the shell provides 19.3.1.';
+    server.use(
+      http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry('1.0.1'))),
+      http.put(`${API}/api/remotes/profile/active`, () =>
+        HttpResponse.json(
+          {
+            type: 'urn:atrium:problem:shared_dependency_conflict',
+            title: 'Shared dependencies do not match what is live',
+            status: 409,
+            code: 'shared_dependency_conflict',
+            detail,
+            conflicts: [
+              {
+                package: 'react',
+                required: '^20.0.0',
+                requiredBy: 'profile 1.0.0',
+                provided: '19.3.1',
+                providedBy: 'the shell',
+              },
+            ],
+          },
+          { status: 409, headers: { 'Content-Type': 'application/problem+json' } },
+        ),
+      ),
+    );
+    renderWithShell(<RemotesConsole />);
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Activate 1.0.0' }));
+    const dialogButtons = screen.getAllByRole('button', { name: 'Activate 1.0.0' });
+    fireEvent.click(dialogButtons[dialogButtons.length - 1]!);
+
+    expect((await screen.findByRole('alert')).textContent).toBe(`Profile 1.0.0 was not activated. ${detail}`);
+    expect(screen.getByTestId('active-version').textContent).toBe('1.0.1');
   });
 
   it('shows the API refusal inline and offers Retry when the registry cannot be loaded', async () => {
@@ -409,11 +447,16 @@ describe('AuditLog', () => {
 
     expect(await screen.findByText('Page 1')).toBeTruthy();
     expect(screen.getByText('remote.version.activated')).toBeTruthy();
+    // The signed-in person by name, their id in the tooltip and read with it; others by id.
+    const who = screen.getByTitle('ada');
+    expect(who.textContent).toBe('Ada Lovelace (you), ada');
+    expect(screen.getByRole('region', { name: 'Audit log entries, newest first' })).toBeTruthy();
     expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Newer' }).disabled).toBe(true);
 
     fireEvent.click(screen.getByRole('button', { name: 'Older' }));
     expect(await screen.findByText('Page 2')).toBeTruthy();
     expect(screen.getByText('profile@1.0.2')).toBeTruthy();
+    expect(screen.getByRole('cell', { name: 'atrium-deployer' })).toBeTruthy();
     expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Older' }).disabled).toBe(true);
 
     fireEvent.click(screen.getByRole('button', { name: 'Newer' }));

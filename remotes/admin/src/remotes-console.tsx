@@ -5,6 +5,7 @@ import {
   describeApiError,
   Field,
   ResourceView,
+  Table,
   useApiResource,
   useAsyncAction,
 } from '@atrium/sdk/ui';
@@ -119,31 +120,28 @@ export function RemotesConsole() {
                   Edit settings of {remote.title}
                 </Button>
               )}
-              <div className="atrium-admin__scroll">
-                <table className="atrium-admin__table">
-                  <caption className="atrium-admin__visually-hidden">Versions of {remote.title}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Version</th>
-                      <th scope="col">Published by</th>
-                      <th scope="col">Published</th>
-                      <th scope="col">
-                        <span className="atrium-admin__visually-hidden">Action</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {remote.versions.map((version) => (
-                      <VersionRow
-                        key={version.version}
-                        version={version}
-                        onActivate={() => ask({ kind: 'activate', remote, version: version.version })}
-                        onWithdraw={() => ask({ kind: 'withdraw', remote, version: version.version })}
-                      />
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table caption={`Versions of ${remote.title}`} captionHidden>
+                <thead>
+                  <tr>
+                    <th scope="col">Version</th>
+                    <th scope="col">Published by</th>
+                    <th scope="col">Published</th>
+                    <th scope="col">
+                      <span className="atrium-admin__visually-hidden">Action</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {remote.versions.map((version) => (
+                    <VersionRow
+                      key={version.version}
+                      version={version}
+                      onActivate={() => ask({ kind: 'activate', remote, version: version.version })}
+                      onWithdraw={() => ask({ kind: 'withdraw', remote, version: version.version })}
+                    />
+                  ))}
+                </tbody>
+              </Table>
             </section>
           ))}
           {pending?.kind === 'activate' && (

@@ -1,6 +1,5 @@
 import { rspack, type RspackOptions } from '@rspack/core';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exposedFiles, MANIFEST_FILE_HASHES, remoteUniqueName } from '../src/remote-entry.ts';
@@ -24,7 +23,11 @@ function build(options: RspackOptions): Promise<void> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'atrium-hashes-'));
+  // Inside the repository (its git-ignored data folder, outside node_modules, whose files the build leaves to
+  // their packages), so that the compiler finds react's types as a remote's would.
+  const data = join(REPO, '.data');
+  mkdirSync(data, { recursive: true });
+  dir = mkdtempSync(join(data, 'atrium-hashes-'));
   out = join(dir, 'dist');
   const sdk = JSON.parse(readFileSync(join(REPO, 'shell/sdk/package.json'), 'utf8')) as { version: string };
   writeFileSync(
@@ -36,7 +39,24 @@ beforeAll(async () => {
       dependencies: { react: '19.3.1', 'react-dom': '19.3.1', '@atrium/sdk': sdk.version },
     }),
   );
+  // The compiler options of a remote's own tsconfig.json: a production build writes what it exposes.
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      extends: join(REPO, 'tsconfig.base.json'),
+      compilerOptions: {
+        lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+        module: 'preserve',
+        moduleResolution: 'bundler',
+        jsx: 'react-jsx',
+        types: [],
+        rootDir: 'src',
+      },
+      include: ['src'],
+    }),
+  );
   mkdirSync(join(dir, 'src'));
+  writeFileSync(join(dir, 'src/env.d.ts'), "declare module '*.css';\n");
   writeFileSync(join(dir, 'src/feature.css'), '.feature { color: rebeccapurple; }\n');
   writeFileSync(
     join(dir, 'src/feature.tsx'),

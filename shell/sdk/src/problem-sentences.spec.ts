@@ -19,6 +19,28 @@ describe('describeProblem', () => {
     );
   });
 
+  it('tells a tool how to get a release past the shared-dependency gate, and a person what was refused', () => {
+    const conflict = problem(
+      409,
+      'shared_dependency_conflict',
+      'Remote "leave" 2.0.0 cannot run beside what is live: it needs react ^20.0.0, and the shell provides 19.3.1.',
+    );
+    expect(describeProblemToTool(conflict)).toBe(
+      'Remote "leave" 2.0.0 cannot run beside what is live: it needs react ^20.0.0, and the shell provides ' +
+        "19.3.1. Build the release against what is live (the shell's versions are in its mf-manifest.json), or " +
+        'first deploy the shell or the release that provides what it needs (`npm run compat` checks a shell build).',
+    );
+    expect(describeProblem(conflict, 'leave 2.0.0 was not activated')).toBe(
+      'Leave 2.0.0 was not activated. Remote "leave" 2.0.0 cannot run beside what is live: it needs react ' +
+        '^20.0.0, and the shell provides 19.3.1.',
+    );
+    const unread = problem(503, 'shell_manifest_unavailable', "The shell's manifest could not be read");
+    expect(describeProblemToTool(unread)).toBe(
+      "The shell's manifest could not be read. Deploy the shell, or point the API's SHELL_MANIFEST_URL at its " +
+        'mf-manifest.json, and try again.',
+    );
+  });
+
   it('sends a person to reload the page and a tool to its credentials when the token is refused', () => {
     const refused = problem(401, 'invalid_token', 'The access token was refused: it has expired.');
     expect(describeProblem(refused)).toBe('Your session has ended. Reload the page to sign in again.');

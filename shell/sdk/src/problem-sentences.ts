@@ -46,6 +46,11 @@ export function describeProblem(problem: Problem, failed?: string): string {
 const TOOL_SENTENCES: Readonly<Partial<Record<ProblemCode, (said: string) => string>>> = {
   remote_origin_refused: (said) => `${said} Add the manifest's origin to the API's ALLOWED_REMOTE_ORIGINS.`,
   version_not_found: (said) => `${said} Name a version that was published (the admin console lists them).`,
+  shared_dependency_conflict: (said) =>
+    `${said} Build the release against what is live (the shell's versions are in its mf-manifest.json), or ` +
+    'first deploy the shell or the release that provides what it needs (`npm run compat` checks a shell build).',
+  shell_manifest_unavailable: (said) =>
+    `${said} Deploy the shell, or point the API's SHELL_MANIFEST_URL at its mf-manifest.json, and try again.`,
 };
 
 /**

@@ -119,6 +119,16 @@ describe('publishRelease', () => {
       /no remote "leave": an administrator must create it first/,
     ],
     [
+      'the release shares a package the shell does not provide in its range',
+      () =>
+        problem(
+          409,
+          'shared_dependency_conflict',
+          'Remote "leave" 1.2.0 cannot run beside what is live: it needs react ^20.0.0, and the shell provides 19.3.1.',
+        ),
+      /it needs react \^20\.0\.0, and the shell provides 19\.3\.1\. Build the release against what is live/,
+    ],
+    [
       'another client owns the remote',
       () =>
         problem(
@@ -135,7 +145,7 @@ describe('publishRelease', () => {
     ).rejects.toThrow(message);
   });
 
-  it('registers the SRI hashes of the built manifest, byte for byte, and of the remoteEntry.js it names', async () => {
+  it('registers the SRI hashes of the built manifest, byte for byte, and of the remoteEntry.js it names, with the manifest itself', async () => {
     const { registrations } = fakeServers();
     const to = target();
 
@@ -151,9 +161,13 @@ describe('publishRelease', () => {
       manifestIntegrity: sha384(readFileSync(join(stored, 'mf-manifest.json'))),
     });
     expect(registrations[0]?.body['manifestIntegrity']).toMatch(/^sha384-[A-Za-z0-9+/]{64}$/);
+    // The manifest's exact text, so the API checks the packages it shares in the very bytes the hash vouches for.
+    expect(sha384(Buffer.from(registrations[0]?.body['manifest'] as string))).toBe(
+      registrations[0]?.body['manifestIntegrity'],
+    );
     // Who sees a remote and where it appears are an administrator's settings, never sent with a version.
     expect(Object.keys(registrations[0]?.body ?? {}).sort()).toEqual(
-      ['activate', 'integrity', 'manifestIntegrity', 'manifestUrl', 'version'].sort(),
+      ['activate', 'integrity', 'manifest', 'manifestIntegrity', 'manifestUrl', 'version'].sort(),
     );
   });
 

@@ -238,6 +238,7 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
     : (options.sourceDir ?? join(options.remote.dir, 'dist'));
   let upload: UploadOutcome;
   let built: ReleaseHashes;
+  let manifest: string;
   try {
     if (building) {
       log(`building ${atrium.remote} ${version}…`);
@@ -258,6 +259,9 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
         resolveFrom: repoRoot,
       }),
     );
+    // Sent as it is: the API checks the packages it shares against the shell and the live releases, once it has
+    // seen that these are the bytes manifestIntegrity vouches for.
+    manifest = readFileSync(join(sourceDir, 'mf-manifest.json'), 'utf8');
     upload = uploadRelease({ sourceDir, storeDir: options.target.storeDir, remote: atrium.remote, version });
   } finally {
     if (building) rmSync(sourceDir, { recursive: true, force: true });
@@ -286,6 +290,7 @@ export async function publishRelease(options: PublishOptions): Promise<PublishRe
       manifestUrl,
       integrity,
       manifestIntegrity,
+      manifest,
       activate: options.activate ?? false,
       ...(options.breaking ? { breaking: true } : {}),
     },

@@ -10,8 +10,8 @@ export const RELEASE_CLI_VARIABLES: ConfigGroup = {
   readBy: 'tools/release-cli',
   about:
     'The release steps of every remote (`npm run release|rollout|rollback --workspace remotes/<name>`), ' +
-    "`npm run types -- pull` and docker compose's `publish`. The clients' secrets are Keycloak's above " +
-    '(ATRIUM_DEPLOYER_SECRET, ATRIUM_PLATFORM_SECRET).',
+    "`npm run types -- pull`, docker compose's `publish` and `npm run compat` (as the platform's client). The " +
+    "clients' secrets are Keycloak's above (ATRIUM_DEPLOYER_SECRET, ATRIUM_PLATFORM_SECRET).",
   variables: [
     { name: 'ATRIUM_API_URL', purpose: 'Where the CLI finds the API.', default: 'http://localhost:3000' },
     {

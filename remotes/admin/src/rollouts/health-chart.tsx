@@ -1,5 +1,5 @@
 import type { RemoteHealthDocument } from '@atrium/sdk';
-import { ResourceView, useApiResource } from '@atrium/sdk/ui';
+import { ResourceView, Table, useApiResource } from '@atrium/sdk/ui';
 import { useEffect, useRef, useState } from 'react';
 
 /** The window the console shows: the last three hours, per minute. */
@@ -43,30 +43,32 @@ function HealthOfVersions({
     let plot: { destroy(): void } | undefined;
     let current = true;
     if (!canDraw) return;
-    import('uplot').then(
-      ({ default: UPlot }) => {
+    let resize: ResizeObserver | undefined;
+    import('./uplot').then(
+      ({ UPlot }) => {
         if (!current) return;
-        const minutes = [...new Set(document.versions.flatMap((v) => v.points.map((p) => p.minute)))].sort();
-        const xs = minutes.map((minute) => Date.parse(minute) / 1000);
-        const series = document.versions.map(({ points }) => {
-          const byMinute = new Map(points.map((point) => [point.minute, point]));
-          return minutes.map((minute) => {
-            const point = byMinute.get(minute);
-            return point ? rate(point.failures, point.attempts) * 100 : null;
-          });
-        });
+        const { xs, series } = perMinute(document);
+        // The chart takes its card's width, and follows it when the window changes size.
+        const size = () => ({ width: Math.max(target.clientWidth, 200), height: 200 });
         try {
-          plot = new UPlot(
+          const drawn = new UPlot(
             {
-              width: Math.max(320, target.clientWidth || 640),
-              height: 200,
+              ...size(),
               scales: { y: { range: [0, 100] } },
-              axes: [{}, { label: 'failures %' }],
-              series: [{}, ...document.versions.map(({ version }) => ({ label: version, spanGaps: true }))],
+              axes: [{}, { label: 'Failure rate (%)' }],
+              series: [
+                { label: 'Minute' },
+                ...document.versions.map(({ version }) => ({ label: version, spanGaps: true })),
+              ],
             },
-            [xs, ...series],
+            [xs, ...series.map((rates) => rates.map((value) => (value === null ? null : value * 100)))],
             target,
           );
+          plot = drawn;
+          if (typeof ResizeObserver === 'function') {
+            resize = new ResizeObserver(() => drawn.setSize(size()));
+            resize.observe(target);
+          }
         } catch (error) {
           setChartProblem(`The chart could not be drawn (${String(error)}); the table has the same numbers.`);
         }
@@ -75,6 +77,7 @@ function HealthOfVersions({
     );
     return () => {
       current = false;
+      resize?.disconnect();
       plot?.destroy();
     };
   }, [document, canDraw]);
@@ -90,8 +93,7 @@ function HealthOfVersions({
   return (
     <div className="atrium-admin__health">
       {document.canary && <CanaryEvidence remote={remote} canary={document.canary} />}
-      <table className="atrium-admin__table" data-testid={`health-${remote}`}>
-        <caption>Field health, last {WINDOW_MINUTES / 60} hours</caption>
+      <Table caption={`Field health, last ${WINDOW_MINUTES / 60} hours`} data-testid={`health-${remote}`}>
         <thead>
           <tr>
             <th scope="col">Version</th>
@@ -119,8 +121,9 @@ function HealthOfVersions({
             );
           })}
         </tbody>
-      </table>
+      </Table>
       <div ref={chart} aria-hidden="true" className="atrium-admin__chart" />
+      <ChartNumbers remote={remote} document={document} />
       {!canDraw && (
         <p className="atrium-admin__muted">
           This browser cannot draw the chart; the table has the same numbers.
@@ -128,6 +131,64 @@ function HealthOfVersions({
       )}
       {chartProblem && <p className="atrium-admin__muted">{chartProblem}</p>}
     </div>
+  );
+}
+
+/** The chart's numbers: the minutes any version reported in, and each version's failure rate per minute. */
+function perMinute(document: RemoteHealthDocument) {
+  const minutes = [...new Set(document.versions.flatMap((v) => v.points.map((p) => p.minute)))].sort();
+  const series = document.versions.map(({ points }) => {
+    const byMinute = new Map(points.map((point) => [point.minute, point]));
+    return minutes.map((minute) => {
+      const point = byMinute.get(minute);
+      return point ? rate(point.failures, point.attempts) : null;
+    });
+  });
+  return { minutes, xs: minutes.map((minute) => Date.parse(minute) / 1000), series };
+}
+
+const timeOfDay = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
+
+/** What the chart draws, as a table: for people who do not read charts, and for screen readers. */
+function ChartNumbers({
+  remote,
+  document,
+}: {
+  readonly remote: string;
+  readonly document: RemoteHealthDocument;
+}) {
+  const { minutes, series } = perMinute(document);
+  return (
+    <details className="atrium-admin__chart-numbers">
+      <summary>The chart's numbers, minute by minute</summary>
+      <Table caption="Failure rate per minute, by version" data-testid={`health-minutes-${remote}`}>
+        <thead>
+          <tr>
+            <th scope="col">Minute</th>
+            {document.versions.map(({ version }) => (
+              <th scope="col" key={version}>
+                {version}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {minutes.map((minute, row) => (
+            <tr key={minute}>
+              <th scope="row">
+                <time dateTime={minute}>{timeOfDay.format(new Date(minute))}</time>
+              </th>
+              {series.map((rates, column) => {
+                const value = rates[row];
+                return (
+                  <td key={document.versions[column]!.version}>{value == null ? '–' : percent(value)}</td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </Table>
+    </details>
   );
 }
 
@@ -150,11 +211,10 @@ function CanaryEvidence({
     { label: `Stable ${canary.stableVersion}`, tally: canary.stable },
   ];
   return (
-    <table className="atrium-admin__table" data-testid={`canary-evidence-${remote}`}>
-      <caption>
-        What the automatic rollback sees: each side needs {canary.needs.loads} loads from{' '}
-        {canary.needs.people} people
-      </caption>
+    <Table
+      caption={`What the automatic rollback sees: each side needs ${canary.needs.loads} loads from ${canary.needs.people} people`}
+      data-testid={`canary-evidence-${remote}`}
+    >
       <thead>
         <tr>
           <th scope="col">Side</th>
@@ -173,6 +233,6 @@ function CanaryEvidence({
           </tr>
         ))}
       </tbody>
-    </table>
+    </Table>
   );
 }

@@ -3,7 +3,10 @@ import {
   Alert,
   Button,
   describeApiError,
+  Field,
+  FormRow,
   ResourceView,
+  SelectField,
   useApiResource,
   useAsyncAction,
 } from '@atrium/sdk/ui';
@@ -90,25 +93,21 @@ export function RolloutControls({
         {last && action.status === 'failed' && (
           <Alert>{describeApiError(action.error, `${last.what} failed`)}</Alert>
         )}
-        <form onSubmit={running ? change : start} className="atrium-admin__form">
-          {!running && (
-            <label>
-              Version
-              <select
+        <form onSubmit={running ? change : start}>
+          <FormRow>
+            {!running && (
+              <SelectField
+                label="Version"
                 value={version || candidates[0]?.version || ''}
                 onChange={(e) => setVersion(e.target.value)}
-              >
-                {candidates.map((candidate) => (
-                  <option key={candidate.version} value={candidate.version}>
-                    {candidate.version}
-                  </option>
-                ))}
-              </select>
-            </label>
-          )}
-          <label>
-            Share of people (%)
-            <input
+                options={candidates.map((candidate) => ({
+                  value: candidate.version,
+                  label: candidate.version,
+                }))}
+              />
+            )}
+            <Field
+              label="Share of people (%)"
               type="number"
               min={0}
               max={100}
@@ -116,27 +115,26 @@ export function RolloutControls({
               value={percent}
               onChange={(e) => setPercent(e.target.value)}
             />
-          </label>
-          <label>
-            Roles (comma-separated)
-            <input value={roles} onChange={(e) => setRoles(e.target.value)} placeholder="beta-testers" />
-          </label>
-          <Button type="submit" busy={action.busy} disabled={!running && candidates.length === 0}>
-            {running ? 'Change audience' : 'Start canary'}
-          </Button>
+            <Field
+              label="Roles (comma-separated)"
+              value={roles}
+              onChange={(e) => setRoles(e.target.value)}
+              placeholder="beta-testers"
+            />
+            <Button type="submit" busy={action.busy} disabled={!running && candidates.length === 0}>
+              {running ? 'Change audience' : 'Start canary'}
+            </Button>
+          </FormRow>
         </form>
         {running && (
-          <div className="atrium-admin__actions">
+          <FormRow>
             <Button
               busy={action.busy}
               onClick={() => void step('Canary promoted', () => api.post<RolloutDocument>(`${base}/promote`))}
             >
               Promote {rollout.version}
             </Button>
-            <label>
-              Reason
-              <input value={reason} onChange={(e) => setReason(e.target.value)} />
-            </label>
+            <Field label="Reason" value={reason} onChange={(e) => setReason(e.target.value)} />
             <Button
               variant="secondary"
               busy={action.busy}
@@ -148,7 +146,7 @@ export function RolloutControls({
             >
               Abort
             </Button>
-          </div>
+          </FormRow>
         )}
       </section>
     );

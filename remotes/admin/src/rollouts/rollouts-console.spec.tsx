@@ -39,6 +39,7 @@ const registry: AdminRemotesDocument = {
         manifestUrl: `http://localhost:4100/profile/${version}/mf-manifest.json`,
         integrity: `sha384-entry-${version}`,
         manifestIntegrity: `sha384-manifest-${version}`,
+        shared: null,
         publishedBy: 'atrium-deployer',
         publishedAt: '2026-11-22T10:00:00.000Z',
         active: version === '1.0.0',
@@ -128,6 +129,15 @@ describe('RolloutsConsole', () => {
       .slice(1)
       .map((row) => row.textContent);
     expect(rows).toEqual(['1.0.010011.0 %25.0 %', '1.1.0201050.0 %25.0 %']);
+    // The chart's numbers as a table: each minute, each version's failure rate ('–' where it had no loads).
+    const minutes = within(screen.getByTestId('health-minutes-profile'))
+      .getAllByRole('row')
+      .slice(1)
+      .map((row) => [...row.children].slice(1).map((cell) => cell.textContent));
+    expect(minutes).toEqual([
+      ['1.1 %', '–'],
+      ['0.0 %', '50.0 %'],
+    ]);
     expect(screen.getByTestId('rollout-state-profile').textContent).toBe('No canary has run.');
 
     fireEvent.change(screen.getByLabelText('Share of people (%)'), { target: { value: '25' } });

@@ -1,6 +1,6 @@
 import { useAccountActions, useAtrium } from '@atrium/sdk';
-import { Alert, Button } from '@atrium/sdk/ui';
-import { useId, useState, type FormEvent } from 'react';
+import { Alert, Button, Field, FormRow } from '@atrium/sdk/ui';
+import { useState, type FormEvent } from 'react';
 
 /**
  * Deleting the account: once the person typed their username, Keycloak's own Delete Account action
@@ -11,7 +11,6 @@ import { useId, useState, type FormEvent } from 'react';
 export function DeleteAccountCard() {
   const actions = useAccountActions();
   const { user } = useAtrium();
-  const inputId = useId();
   const [typed, setTyped] = useState('');
   const [leaving, setLeaving] = useState(false);
   const result = actions.lastResult?.action === 'delete_account' ? actions.lastResult : null;
@@ -46,24 +45,27 @@ export function DeleteAccountCard() {
         </Alert>
       )}
       <form onSubmit={submit}>
-        <label htmlFor={inputId}>
-          Type your username, <strong>{user.username}</strong>, to confirm
-        </label>
-        <input
-          id={inputId}
-          data-testid="security-delete-confirmation"
-          autoComplete="off"
-          value={typed}
-          onChange={(event) => setTyped(event.target.value)}
-        />
-        <Button
-          type="submit"
-          className="atrium-profile__danger"
-          data-testid="security-delete-account"
-          disabled={typed !== user.username || leaving}
-        >
-          Delete my account
-        </Button>
+        <FormRow>
+          <Field
+            label={
+              <>
+                Type your username, <strong>{user.username}</strong>, to confirm
+              </>
+            }
+            data-testid="security-delete-confirmation"
+            autoComplete="off"
+            value={typed}
+            onChange={(event) => setTyped(event.target.value)}
+          />
+          <Button
+            type="submit"
+            variant="danger"
+            data-testid="security-delete-account"
+            disabled={typed !== user.username || leaving}
+          >
+            Delete my account
+          </Button>
+        </FormRow>
       </form>
     </section>
   );

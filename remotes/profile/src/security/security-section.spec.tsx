@@ -63,7 +63,8 @@ function renderSection(lastResult: AccountActionResult | null = null) {
 const PASSWORD = {
   id: 'pw-1',
   type: 'password',
-  label: null,
+  // Keycloak's label of an imported password is for whoever imported it; the person reads "Password".
+  label: 'Demo password (README), imported as a hash',
   createdAt: '2026-11-20T10:00:00.000Z',
 } as const;
 const PASSKEY = {
@@ -234,6 +235,7 @@ describe('SecuritySection', () => {
       ['webauthn-passwordless', 'Work laptop'],
       ['otp', 'Phone'],
     ]);
+    expect(items[0]!.textContent).not.toContain('Demo');
     expect(items[1]!.textContent).toContain('Passkey');
     expect(items[2]!.textContent).toContain(`Added ${formatTime(APP.createdAt)}`);
     expect(items[2]!.textContent).toContain(

@@ -103,6 +103,8 @@ export function SignInMethods() {
               <ul className="atrium-profile__list" data-testid="security-credentials">
                 {data.credentials.map((credential) => {
                   const kind = capitalised(credentialName(credential.type));
+                  // A password's label is set by whoever imported it, not by the person: they see "Password".
+                  const label = credential.type === 'password' ? null : credential.label;
                   const removable = isRemovable(credential.type) ? credential.type : null;
                   return (
                     <li
@@ -112,8 +114,8 @@ export function SignInMethods() {
                       data-type={credential.type}
                     >
                       <span>
-                        <strong>{credential.label ?? kind}</strong>
-                        {credential.label && <> · {kind}</>}
+                        <strong>{label ?? kind}</strong>
+                        {label && <> · {kind}</>}
                         {credential.createdAt && (
                           <>
                             <br />

@@ -74,7 +74,7 @@ export const auditPageSchema = z
           action: z
             .string()
             .describe(
-              "remote.created, remote.updated (details: each changed setting's from and to), remote.version.published or remote.version.activated",
+              "remote.created, remote.updated (details: each changed setting's from and to), remote.version.published, remote.version.activated or remote.version.refused (details: the act refused, its reason and the shared-dependency conflicts)",
             ),
           target: z.string(),
           details: z.record(z.string(), z.unknown()),

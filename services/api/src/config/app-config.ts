@@ -100,6 +100,8 @@ export interface AppConfig {
    * manage an account or report field telemetry, never a machine client's.
    */
   readonly shellClients: readonly string[];
+  /** The deployed shell's mf-manifest.json (`SHELL_MANIFEST_URL`); null: releases are not checked against it. */
+  readonly shellManifestUrl: string | null;
   readonly keycloakAdmin: KeycloakAdminConfig;
   /**
    * Origins (`scheme://host:port` or `scheme://host:*`) whose dev servers a person with the role

@@ -47,6 +47,7 @@ describe('loadConfig', () => {
       corsOrigins: ['http://localhost:4000'],
       allowedRemoteOrigins: ['http://localhost:4100'],
       shellClients: ['atrium-shell'],
+      shellManifestUrl: null,
       keycloakAdmin: {
         clientId: 'atrium-account-admin',
         clientSecret: 'atrium-account-admin-dev-secret',

@@ -212,6 +212,7 @@ export const envSchema = z.object({
   CORS_ORIGINS: originList,
   ALLOWED_REMOTE_ORIGINS: originList,
   SHELL_CLIENTS: clientList,
+  SHELL_MANIFEST_URL: httpUrl.optional(),
   KEYCLOAK_ADMIN_CLIENT_ID: z.string().min(1),
   // A secret: no default here, the realm's development value in development only (DEVELOPMENT_SECRETS).
   KEYCLOAK_ADMIN_CLIENT_SECRET: z.string().min(1),
@@ -349,6 +350,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     corsOrigins: parsed.CORS_ORIGINS,
     allowedRemoteOrigins: parsed.ALLOWED_REMOTE_ORIGINS,
     shellClients: parsed.SHELL_CLIENTS,
+    shellManifestUrl: parsed.SHELL_MANIFEST_URL ?? null,
     keycloakAdmin: {
       clientId: parsed.KEYCLOAK_ADMIN_CLIENT_ID,
       clientSecret: parsed.KEYCLOAK_ADMIN_CLIENT_SECRET,

@@ -269,6 +269,18 @@ export const API_VARIABLE_GROUPS: readonly ConfigGroup<ApiVariable>[] = [
         default: 'http://localhost:4100',
       },
       {
+        name: 'SHELL_MANIFEST_URL',
+        purpose:
+          "The deployed shell's `mf-manifest.json`, which says the versions of the singletons it provides (react, " +
+          'react-dom, `@atrium/sdk`): read when a release is published, activated or started as a canary, which is ' +
+          'refused when its shared dependencies do not match (docs/adr/0013-shared-dependency-gate.md). When it ' +
+          'cannot be read, the change is refused (503). Unset: releases are checked against each other only. ' +
+          '`npm start` sets it.',
+        expected:
+          "an http(s) URL of the shell's mf-manifest.json; unset: releases are not checked against the shell",
+        example: 'http://shell:4000/mf-manifest.json',
+      },
+      {
         name: 'DEV_OVERRIDE_ORIGINS',
         purpose:
           'Dev overrides: origins (`scheme://host:port`, or `scheme://host:*` for any port) whose dev servers ' +

@@ -14,4 +14,5 @@ export {
 export { RegistryService, type ServedToPerson } from './registry.service.js';
 export { RemoteVersion } from './remote-version.entity.js';
 export { Remote } from './remote.entity.js';
+export { SharedDependencyGate } from './shared-dependency-gate.js';
 export { assertServable, lockRemote, makeActive } from './version-switch.js';

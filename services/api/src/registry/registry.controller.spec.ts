@@ -401,6 +401,8 @@ describe('registry of remotes on SQLite', () => {
       version: '1.1.0',
       manifestUrl: 'http://localhost:4100/timeoff/1.1.0/mf-manifest.json',
       ...releaseHashes('timeoff', '1.1.0'),
+      // Published without its manifest: its shared dependencies are unknown, and unchecked.
+      shared: null,
     });
   });
 

@@ -147,6 +147,8 @@ export class RegistryController {
     'not_remote_owner',
     'remote_not_found',
     'version_exists',
+    'shared_dependency_conflict',
+    'shell_manifest_unavailable',
   )
   @ApiDocument(201, publishResultSchema, 'the version was registered')
   publish(
@@ -173,6 +175,8 @@ export class RegistryController {
     'version_not_found',
     'version_unverifiable',
     'version_withdrawn',
+    'shared_dependency_conflict',
+    'shell_manifest_unavailable',
   )
   @ApiDocument(200, remoteDetailSchema, 'the remote with its new active version')
   activate(

@@ -1,4 +1,5 @@
 import { DomainError } from '../common/errors/domain-errors.js';
+import type { SharedDependencyConflict } from './shared-dependencies.js';
 
 // The registry's refusals (their codes and statuses: common/errors/error-catalogue.ts).
 
@@ -118,5 +119,48 @@ export class RemoteOriginRefusedError extends DomainError {
   constructor(message: string) {
     super(`The request is invalid: manifestUrl: ${message}.`);
     this.extensions = { errors: [{ field: 'manifestUrl', message }] };
+  }
+}
+
+/**
+ * A release whose shared dependencies the live builds cannot meet (shared-dependencies.ts): publishing it,
+ * activating it or starting its canary would put it on pages where a package it shares is another version than
+ * it needs, or where its own copy is not what another build needs. `conflicts` names each package, range and
+ * provider.
+ */
+export class SharedDependencyConflictError extends DomainError {
+  readonly code = 'shared_dependency_conflict';
+  override readonly extensions: Readonly<Record<string, unknown>>;
+  constructor(
+    readonly release: { readonly remote: string; readonly version: string; readonly label: string },
+    readonly conflicts: readonly SharedDependencyConflict[],
+  ) {
+    const said = conflicts.map((conflict) =>
+      conflict.requiredBy === release.label
+        ? `it needs ${conflict.package} ${conflict.required}, and ${conflict.providedBy} provides ` +
+          (conflict.provided ?? 'none')
+        : `${conflict.requiredBy} needs ${conflict.package} ${conflict.required}, and the page's one copy ` +
+          `could be this release's ${conflict.provided}`,
+    );
+    super(
+      `Remote "${release.remote}" ${release.version} cannot run beside what is live: ${said.join('; ')}.`,
+    );
+    this.extensions = { conflicts: [...conflicts] };
+  }
+}
+
+/**
+ * The shell's mf-manifest.json (SHELL_MANIFEST_URL), which says what the shell provides, could not be read, so a
+ * release cannot be checked against it; the request changed nothing.
+ */
+export class ShellManifestUnavailableError extends DomainError {
+  readonly code = 'shell_manifest_unavailable';
+  override readonly headers = { 'Retry-After': '30' };
+  constructor(url: string, reason: string, options?: { cause?: unknown }) {
+    super(
+      `The shell's manifest ${url} (SHELL_MANIFEST_URL) could not be read (${reason}), so the release's shared ` +
+        'dependencies could not be checked; nothing was changed.',
+      options,
+    );
   }
 }

@@ -6,6 +6,7 @@ import { RegistryController } from './registry.controller.js';
 import { RegistryService } from './registry.service.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
+import { SharedDependencyGate } from './shared-dependency-gate.js';
 
 /** The entities this module keeps: registered with the ORM here, listed for migrations in src/entities.ts. */
 export const REGISTRY_ENTITIES = [Remote, RemoteVersion];
@@ -17,7 +18,7 @@ export const REGISTRY_ENTITIES = [Remote, RemoteVersion];
 @Module({
   imports: [MikroOrmModule.forFeature(REGISTRY_ENTITIES), AuditModule],
   controllers: [RegistryController],
-  providers: [RegistryService, ActiveRemotes],
-  exports: [RegistryService, ActiveRemotes],
+  providers: [RegistryService, ActiveRemotes, SharedDependencyGate],
+  exports: [RegistryService, ActiveRemotes, SharedDependencyGate],
 })
 export class RegistryModule {}

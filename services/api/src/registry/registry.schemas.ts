@@ -19,6 +19,9 @@ const NO_CONTROL_CHARACTERS = /^\P{Cc}*$/u;
 // Routes the shell and the platform own; a remote claiming them would shadow sign-in or the API.
 const RESERVED_PATHS = ['/auth', '/api'];
 
+/** The longest manifest text a publish may send: Atrium's manifests are a few kilobytes. */
+const MANIFEST_MAX_LENGTH = 256 * 1024;
+
 /** A remote's name, by the one rule in remote-rules.ts (refused with its sentence). */
 export const remoteNameSchema = z
   .string(REMOTE_NAME_RULE)
@@ -160,6 +163,16 @@ export const publishVersionSchema = z
       'mf-manifest.json, byte for byte as stored',
       "SRI hash of this version's stored mf-manifest.json, its exact bytes",
     ),
+    manifest: z
+      .string()
+      .max(MANIFEST_MAX_LENGTH, `must be at most ${MANIFEST_MAX_LENGTH} characters`)
+      .optional()
+      .meta({
+        description:
+          "the stored mf-manifest.json's exact text, whose hash must be manifestIntegrity: the packages it " +
+          'shares are checked against the shell and the live releases (docs/errors.md, ' +
+          'shared_dependency_conflict). Without it the version is published unchecked.',
+      }),
     // Who may see a remote and where it appears are an administrator's decisions, not a deployer's.
     title: setByAdmin,
     path: setByAdmin,
@@ -243,6 +256,19 @@ export const remoteDetailSchema = z
   .object(remoteDetailShape)
   .meta({ id: 'RemoteDetail', description: 'a registered remote', example: remoteDetailExample });
 
+const sharedDependencySchema = z
+  .object({
+    name: z.string(),
+    shareScope: z.string(),
+    singleton: z.boolean(),
+    requiredVersion: z.string().nullable().describe('the versions it accepts, a semver range; null: any'),
+    providedVersion: z
+      .string()
+      .nullable()
+      .describe("the version of the copy it brings; null: none, it uses the shell's"),
+  })
+  .meta({ id: 'SharedDependency', description: "a package a release's mf-manifest.json shares" });
+
 export const versionDocSchema = z
   .object({
     version: z.string(),
@@ -250,6 +276,10 @@ export const versionDocSchema = z
     integrity: z.string().nullable(),
     // Null only for versions registered before both hashes were required; those are never served.
     manifestIntegrity: z.string().nullable(),
+    shared: z
+      .array(sharedDependencySchema)
+      .nullable()
+      .describe('the packages its manifest shares; null: published without its manifest, so never checked'),
     publishedBy: z.string(),
     publishedAt: z.iso.datetime(),
     active: z.boolean(),
@@ -267,6 +297,15 @@ export const versionDocSchema = z
       manifestUrl: 'http://localhost:4100/profile/1.0.1/mf-manifest.json',
       integrity: `sha384-${'A'.repeat(64)}`,
       manifestIntegrity: `sha384-${'B'.repeat(64)}`,
+      shared: [
+        {
+          name: 'react',
+          shareScope: 'default',
+          singleton: true,
+          requiredVersion: '^19.3.1',
+          providedVersion: null,
+        },
+      ],
       publishedBy: 'atrium-deployer',
       publishedAt: '2026-11-23T10:45:38.000Z',
       active: true,

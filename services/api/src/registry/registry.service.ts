@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { AuthenticatedUser } from '../auth/index.js';
 import { AuditService, changedFields } from '../audit/index.js';
+import { ValidationFailedError } from '../common/errors/domain-errors.js';
 import {
   NotRemoteOwnerError,
   PathInUseError,
@@ -26,6 +27,8 @@ import { CANARIES, type Canaries } from './canaries.js';
 import { assertMayDeploy, requireDeployRole } from './registry.roles.js';
 import { RemoteVersion } from './remote-version.entity.js';
 import { Remote } from './remote.entity.js';
+import { type ReleaseCheck, SharedDependencyGate } from './shared-dependency-gate.js';
+import { type SharedDependency, sharedDependenciesOf } from './shared-dependencies.js';
 import type { remoteDetailSchema, remoteListSchema, versionDocSchema } from './registry.schemas.js';
 import { assertServable, lockRemote, makeActive } from './version-switch.js';
 import type { z } from 'zod';
@@ -57,6 +60,7 @@ export class RegistryService {
     private readonly activeRemotes: ActiveRemotes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CANARIES) private readonly canaries: Canaries,
+    private readonly gate: SharedDependencyGate,
   ) {}
 
   /**
@@ -197,7 +201,8 @@ export class RegistryService {
 
   /**
    * Registers a version of an existing remote; only the remote's owning deployer may (the route already
-   * requires the publisher role). Settings are never taken from a publish.
+   * requires the publisher role). Settings are never taken from a publish. The packages its manifest shares
+   * (when the publish sends the manifest) must match what is live (SharedDependencyGate).
    */
   async publish(
     user: AuthenticatedUser,
@@ -206,6 +211,20 @@ export class RegistryService {
   ): Promise<{ remote: RemoteDetail; version: VersionDoc }> {
     const originProblem = manifestOriginProblem(input.manifestUrl, this.config.allowedRemoteOrigins);
     if (originProblem) throw new RemoteOriginRefusedError(originProblem);
+    const shared =
+      input.manifest === undefined ? null : sharedOfManifest(input.manifest, input.manifestIntegrity);
+    return this.gate.guard(user.actor, 'publish', (check) =>
+      this.publishChecked(user, name, input, shared, check),
+    );
+  }
+
+  private publishChecked(
+    user: AuthenticatedUser,
+    name: string,
+    input: PublishVersion,
+    shared: SharedDependency[] | null,
+    check: ReleaseCheck,
+  ): Promise<{ remote: RemoteDetail; version: VersionDoc }> {
     return this.activeRemotes.change(this.em, async (em) => {
       const now = new Date();
       const remote = await this.lockRemote(em, name);
@@ -221,12 +240,14 @@ export class RegistryService {
       if (await em.count(RemoteVersion, { remote: name, version: input.version })) {
         throw new VersionExistsError(name, input.version);
       }
+      await check(em, { remote: name, version: input.version, shared });
       const version = em.create(RemoteVersion, {
         remote,
         version: input.version,
         manifestUrl: input.manifestUrl,
         integrity: input.integrity,
         manifestIntegrity: input.manifestIntegrity,
+        shared,
         publishedBy: user.actor,
         publishedAt: now,
         active: false,
@@ -246,6 +267,7 @@ export class RegistryService {
             manifestIntegrity: input.manifestIntegrity,
             // Said only of a version published as breaking its active one's type contract (--breaking).
             ...(input.breaking ? { breaking: true } : {}),
+            shared,
           },
         },
         now,
@@ -263,20 +285,23 @@ export class RegistryService {
    */
   async activate(user: AuthenticatedUser, name: string, input: ActivateVersion): Promise<RemoteDetail> {
     const { admin } = requireDeployRole(user);
-    return this.activeRemotes.change(this.em, async (em) => {
-      const remote = await this.lockRemote(em, name);
-      if (!remote) throw new RemoteNotFoundError(name);
-      assertMayDeploy(user, admin, remote, 'activate');
-      const target = await em.findOne(RemoteVersion, { remote: name, version: input.version });
-      if (!target) throw new VersionNotFoundError(name, input.version);
-      assertServable(target);
-      if (!target.active) {
-        await makeActive(em, this.audit, this.canaries, user.actor, remote, target, new Date());
-        // Deactivate before activating: the flush order within one unit of work follows change order.
-        await em.flush();
-      }
-      return toDetail(remote, input.version);
-    });
+    return this.gate.guard(user.actor, 'activate', (check) =>
+      this.activeRemotes.change(this.em, async (em) => {
+        const remote = await this.lockRemote(em, name);
+        if (!remote) throw new RemoteNotFoundError(name);
+        assertMayDeploy(user, admin, remote, 'activate');
+        const target = await em.findOne(RemoteVersion, { remote: name, version: input.version });
+        if (!target) throw new VersionNotFoundError(name, input.version);
+        assertServable(target);
+        if (!target.active) {
+          await check(em, { remote: name, version: target.version, shared: target.shared ?? null });
+          await makeActive(em, this.audit, this.canaries, user.actor, remote, target, new Date());
+          // Deactivate before activating: the flush order within one unit of work follows change order.
+          await em.flush();
+        }
+        return toDetail(remote, input.version);
+      }),
+    );
   }
 
   /**
@@ -355,6 +380,28 @@ export class RegistryService {
   }
 }
 
+/**
+ * The packages a publish's manifest shares, once its text is shown to be the stored file the shell will check
+ * (its SRI hash is `manifestIntegrity`): what is checked is what runs.
+ */
+function sharedOfManifest(text: string, manifestIntegrity: string): SharedDependency[] {
+  const refused = (message: string) => new ValidationFailedError([{ field: 'manifest', message }]);
+  if (`sha384-${createHash('sha384').update(text, 'utf8').digest('base64')}` !== manifestIntegrity) {
+    throw refused(
+      'is not the file whose hash is manifestIntegrity: send the stored mf-manifest.json as it is, byte for byte',
+    );
+  }
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    throw refused('is not JSON');
+  }
+  const read = sharedDependenciesOf(manifest);
+  if ('problem' in read) throw refused(read.problem);
+  return read.dependencies;
+}
+
 async function activeVersionOf(em: EntityManager, name: string): Promise<string | null> {
   return (await em.findOne(RemoteVersion, { remote: name, active: true }))?.version ?? null;
 }
@@ -394,6 +441,7 @@ function toVersionDoc(version: RemoteVersion): VersionDoc {
     manifestUrl: version.manifestUrl,
     integrity: version.integrity ?? null,
     manifestIntegrity: version.manifestIntegrity ?? null,
+    shared: version.shared ?? null,
     publishedBy: version.publishedBy,
     publishedAt: version.publishedAt.toISOString(),
     active: version.active,

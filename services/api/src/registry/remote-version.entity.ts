@@ -1,6 +1,7 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import { MAX_NAME_LENGTH } from '../auth/index.js';
 import { Remote } from './remote.entity.js';
+import type { SharedDependency } from './shared-dependencies.js';
 
 /** One published, immutable build of a remote; at most one version of a remote is active. */
 export const RemoteVersion = defineEntity({
@@ -16,6 +17,9 @@ export const RemoteVersion = defineEntity({
     // versions registered before they were, which are never served (see RegistryService.listForUser).
     integrity: p.string().length(200).nullable(),
     manifestIntegrity: p.string().length(200).nullable(),
+    // The packages its mf-manifest.json shares, read from the manifest sent with the publish. Null for versions
+    // published without it (before the shared-dependency gate, or by a client that does not send it): unchecked.
+    shared: p.json<SharedDependency[]>().nullable(),
     // `AuthenticatedUser.actor`, bounded when the token is read.
     publishedBy: p.string().length(MAX_NAME_LENGTH),
     publishedAt: p.datetime(),

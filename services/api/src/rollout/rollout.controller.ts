@@ -59,6 +59,8 @@ export class RolloutController {
     'version_withdrawn',
     'no_stable_version',
     'rollout_in_progress',
+    'shared_dependency_conflict',
+    'shell_manifest_unavailable',
   )
   @ApiDocument(201, rolloutDocSchema, 'the canary is running')
   start(

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
+import { registerRemote } from '../../test/registered-remote.js';
 import type { BoundToken } from '@atrium/test-support/dpop';
 import { adminQuery } from '@atrium/test-support/postgres';
 import { fetchDeployerToken, fetchPlatformToken } from '@atrium/test-support/keycloak';
 import { signIn } from '@atrium/test-support/browser';
 import { type RealmAdmin, realmAdmin } from '@atrium/test-support/keycloak';
-import { releaseHashes } from '@atrium/test-support/releases';
 import { cohortBucket } from './cohort.js';
 
 const issuer = inject('oidcIssuerUrl');
@@ -62,27 +62,14 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
 
     deployer = await fetchDeployerToken(issuer);
     platform = await fetchPlatformToken(issuer);
-    const created = await first.request({
-      method: 'POST',
-      url: '/api/remotes',
-      token: platform,
-      body: { name: remote, title: 'Canary', path: `/${remote}`, owner: 'atrium-deployer' },
+    await registerRemote(first, {
+      name: remote,
+      title: 'Canary',
+      platform,
+      deployer,
+      versions: ['1.0.0', '1.1.0'],
+      active: '1.0.0',
     });
-    expect(created.statusCode).toBe(201);
-    for (const version of ['1.0.0', '1.1.0']) {
-      const published = await first.request({
-        method: 'POST',
-        url: `/api/remotes/${remote}/versions`,
-        token: deployer,
-        body: {
-          version,
-          manifestUrl: `http://localhost:4100/${remote}/${version}/mf-manifest.json`,
-          ...releaseHashes(remote, version),
-          activate: version === '1.0.0',
-        },
-      });
-      expect(published.statusCode).toBe(201);
-    }
   });
 
   afterAll(async () => {
@@ -101,6 +88,21 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
     return response
       .json<{ remotes: Array<{ name: string; version: string }> }>()
       .remotes.find((entry) => entry.name === remote)?.version;
+  };
+  /**
+   * What every replica serves `tokens` once a change made on one has reached the others: each replica's copy of
+   * the registry is dropped by PostgreSQL's notification at the change's commit, which arrives a moment after
+   * the answer to the change (ActiveRemotes). Waits at most a second, the bound the API promises.
+   */
+  const servedEverywhere = async (tokens: readonly BoundToken[], version: string) => {
+    const started = Date.now();
+    for (;;) {
+      const served = await Promise.all(
+        replicas.flatMap((replica) => tokens.map((token) => servedBy(replica, token))),
+      );
+      if (served.every((value) => value === version) || Date.now() - started > 1_000) return new Set(served);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   };
 
   it("refuses the remote's own deployer that aims a canary at administrators, or at any role the remote does not require", async () => {
@@ -185,12 +187,8 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
       body: { reason: 'integration test' },
     });
     expect(aborted.statusCode).toBe(200);
-    for (const replica of replicas) {
-      const served = await Promise.all(
-        [...people.map(({ token }) => token), betaTester].map((token) => servedBy(replica, token)),
-      );
-      expect(new Set(served)).toEqual(new Set(['1.0.0']));
-    }
+    const everybody = [...people.map(({ token }) => token), betaTester];
+    expect(await servedEverywhere(everybody, '1.0.0')).toEqual(new Set(['1.0.0']));
   });
 
   it('rolls back a canary whose people report render failures through the telemetry endpoint', async () => {
@@ -203,6 +201,13 @@ describe('a canary by identity across two API instances on PostgreSQL', () => {
     expect(restarted.statusCode).toBe(201);
     const inCanary = people.filter(({ sub }) => cohortBucket(remote, sub) < 50);
     const outside = people.filter(({ sub }) => cohortBucket(remote, sub) >= 50);
+    // People report what they are served: the canary's people report it once both replicas serve it to them.
+    expect(
+      await servedEverywhere(
+        inCanary.map(({ token }) => token),
+        '1.1.0',
+      ),
+    ).toEqual(new Set(['1.1.0']));
     const report = (version: string, loads: number, renderFailures: number) => ({
       reports: [
         {

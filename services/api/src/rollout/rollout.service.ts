@@ -17,6 +17,7 @@ import {
   RemoteNotFoundError,
   RemoteVersion,
   requireDeployRole,
+  SharedDependencyGate,
   VersionNotFoundError,
 } from '../registry/index.js';
 import {
@@ -45,61 +46,66 @@ export class RolloutService {
     private readonly activeRemotes: ActiveRemotes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CANARIES) private readonly canaries: Canaries,
+    private readonly gate: SharedDependencyGate,
   ) {}
 
+  /** Starts a canary of a published version whose shared dependencies match what is live (SharedDependencyGate). */
   async start(user: AuthenticatedUser, name: string, input: StartRollout): Promise<RolloutDoc> {
     const { admin } = requireDeployRole(user);
-    return this.activeRemotes.change(this.em, async (em) => {
-      const remote = await this.ownedRemote(em, user, admin, name);
-      assertMayTarget(admin, remote, input.roles ?? []);
-      const target = await em.findOne(RemoteVersion, { remote: name, version: input.version });
-      if (!target) throw new VersionNotFoundError(name, input.version);
-      assertServable(target);
-      const stable = await em.findOne(RemoteVersion, { remote: name, active: true });
-      if (!stable) throw new NoStableVersionError(name);
-      if (stable.version === input.version) {
-        throw new ValidationFailedError([
-          { field: 'version', message: 'is already the active version that everybody gets' },
-        ]);
-      }
-      const existing = await em.findOne(RemoteRollout, { remote: name });
-      if (existing?.state === 'running') throw new RolloutInProgressError(name, existing.version);
-      const now = new Date();
-      const fields = {
-        version: input.version,
-        percent: input.percent ?? 0,
-        roles: input.roles ?? [],
-        state: 'running' as const,
-        startedBy: user.actor,
-        startedAt: now,
-        updatedAt: now,
-        endedBy: null,
-        endedAt: null,
-        reason: null,
-      };
-      const rollout = existing
-        ? em.assign(existing, fields)
-        : em.create(RemoteRollout, { remote, ...fields });
-      this.audit.record(
-        em,
-        {
-          actor: user.actor,
-          action: 'remote.rollout.started',
-          target: `${name}@${input.version}`,
-          details: {
-            remote: name,
-            version: input.version,
-            stableVersion: stable.version,
-            percent: rollout.percent,
-            roles: rollout.roles,
+    return this.gate.guard(user.actor, 'canary', (check) =>
+      this.activeRemotes.change(this.em, async (em) => {
+        const remote = await this.ownedRemote(em, user, admin, name);
+        assertMayTarget(admin, remote, input.roles ?? []);
+        const target = await em.findOne(RemoteVersion, { remote: name, version: input.version });
+        if (!target) throw new VersionNotFoundError(name, input.version);
+        assertServable(target);
+        const stable = await em.findOne(RemoteVersion, { remote: name, active: true });
+        if (!stable) throw new NoStableVersionError(name);
+        if (stable.version === input.version) {
+          throw new ValidationFailedError([
+            { field: 'version', message: 'is already the active version that everybody gets' },
+          ]);
+        }
+        const existing = await em.findOne(RemoteRollout, { remote: name });
+        if (existing?.state === 'running') throw new RolloutInProgressError(name, existing.version);
+        await check(em, { remote: name, version: target.version, shared: target.shared ?? null });
+        const now = new Date();
+        const fields = {
+          version: input.version,
+          percent: input.percent ?? 0,
+          roles: input.roles ?? [],
+          state: 'running' as const,
+          startedBy: user.actor,
+          startedAt: now,
+          updatedAt: now,
+          endedBy: null,
+          endedAt: null,
+          reason: null,
+        };
+        const rollout = existing
+          ? em.assign(existing, fields)
+          : em.create(RemoteRollout, { remote, ...fields });
+        this.audit.record(
+          em,
+          {
+            actor: user.actor,
+            action: 'remote.rollout.started',
+            target: `${name}@${input.version}`,
+            details: {
+              remote: name,
+              version: input.version,
+              stableVersion: stable.version,
+              percent: rollout.percent,
+              roles: rollout.roles,
+            },
           },
-        },
-        now,
-      );
-      await em.flush();
-      countRolloutStep('started');
-      return toRolloutDoc(rollout, stable.version);
-    });
+          now,
+        );
+        await em.flush();
+        countRolloutStep('started');
+        return toRolloutDoc(rollout, stable.version);
+      }),
+    );
   }
 
   /** Widens (or narrows) the running canary's share or roles; the audit event has each change's from and to. */

@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { MikroORM } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
+import { registerRemote } from '../../test/registered-remote.js';
 import { authorizationFor, type BoundToken } from '@atrium/test-support/dpop';
 import { adminQuery } from '@atrium/test-support/postgres';
 import { fetchDeployerToken, fetchPlatformToken } from '@atrium/test-support/keycloak';
 import { signIn } from '@atrium/test-support/browser';
 import { type RealmAdmin, realmAdmin } from '@atrium/test-support/keycloak';
-import { releaseHashes } from '@atrium/test-support/releases';
 import { metricsRegistry } from '../metrics/index.js';
 import { RemoteHealth } from './remote-health.entity.js';
 import { TelemetryService } from './telemetry.service.js';
@@ -104,27 +104,14 @@ describe('field telemetry under a flood of reports', () => {
     }
     const platform = await fetchPlatformToken(issuer);
     const deployer = await fetchDeployerToken(issuer);
-    const created = await api.request({
-      method: 'POST',
-      url: '/api/remotes',
-      token: platform,
-      body: { name: remote, title: 'Flood', path: `/${remote}`, owner: 'atrium-deployer' },
+    await registerRemote(api, {
+      name: remote,
+      title: 'Flood',
+      platform,
+      deployer,
+      versions: ['1.0.0', '1.1.0'],
+      active: '1.0.0',
     });
-    expect(created.statusCode).toBe(201);
-    for (const version of ['1.0.0', '1.1.0']) {
-      const published = await api.request({
-        method: 'POST',
-        url: `/api/remotes/${remote}/versions`,
-        token: deployer,
-        body: {
-          version,
-          manifestUrl: `http://localhost:4100/${remote}/${version}/mf-manifest.json`,
-          ...releaseHashes(remote, version),
-          activate: version === '1.0.0',
-        },
-      });
-      expect(published.statusCode).toBe(201);
-    }
   });
 
   afterAll(async () => {

@@ -1,3 +1,4 @@
+import { Button } from '@atrium/sdk/ui';
 import { createContext, useContext, useSyncExternalStore } from 'react';
 import type {
   IdentityProviderMonitor,
@@ -44,9 +45,9 @@ export function IdentityProviderNotice() {
       <p>
         <strong>{UNREACHABLE_TITLE}</strong> {unreachableDetail(state.needs)}
       </p>
-      <button type="button" className="button button--secondary" onClick={() => monitor.retry()}>
+      <Button variant="secondary" onClick={() => monitor.retry()}>
         Retry
-      </button>
+      </Button>
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import { ApiProblemError, type ApiClient, type RemoteDescriptor } from '@atrium/sdk';
+import { Button } from '@atrium/sdk/ui';
 import { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import {
@@ -161,12 +162,12 @@ export function DevOverridePanel({ context, decision, api }: DevOverridePanelPro
             Load <strong>{requested?.remote}</strong> in this tab from <code>{activation.origin}</code>? Code
             from <code>{activation.origin}</code> will run here with your session, instead of the release the
             registry lists. Confirm only if this is your own dev server.{' '}
-            <button type="button" className="button" onClick={() => setActivation({ status: 'checking' })}>
+            <Button variant="secondary" onClick={() => setActivation({ status: 'checking' })}>
               Load from {activation.origin}
-            </button>{' '}
-            <button type="button" className="button" onClick={cancel}>
+            </Button>{' '}
+            <Button variant="secondary" onClick={cancel}>
               Cancel
-            </button>
+            </Button>
           </p>
         </div>
       )}
@@ -182,18 +183,18 @@ export function DevOverridePanel({ context, decision, api }: DevOverridePanelPro
         <p key={override.remote} role="status" data-testid={`dev-override-${override.remote}`}>
           Dev override: <strong>{override.remote}</strong> is loaded from <code>{override.url}</code> in this
           tab only.{' '}
-          <button type="button" className="button" onClick={() => void reset()}>
+          <Button variant="secondary" onClick={() => void reset()}>
             Reset to the active release
-          </button>
+          </Button>
         </p>
       ))}
       {decided.ignored.map(({ override, reason }, index) => (
         <p key={index} role="status" data-testid="dev-override-ignored">
           A dev override of <strong>{override.remote}</strong> stored in this tab is ignored:{' '}
           {sentence(reason)} The active release is loaded.{' '}
-          <button type="button" className="button" onClick={() => forget(override)}>
+          <Button variant="secondary" onClick={() => forget(override)}>
             Forget it
-          </button>
+          </Button>
         </p>
       ))}
     </div>

@@ -573,6 +573,8 @@ export interface components {
             readonly integrity: string;
             /** @description SRI hash of this version's stored mf-manifest.json, its exact bytes */
             readonly manifestIntegrity: string;
+            /** @description the stored mf-manifest.json's exact text, whose hash must be manifestIntegrity: the packages it shares are checked against the shell and the live releases (docs/errors.md, shared_dependency_conflict). Without it the version is published unchecked. */
+            readonly manifest?: string;
             /** @description refused: set by an administrator (PATCH /api/remotes/{name}) */
             readonly title?: unknown;
             /** @description refused: set by an administrator (PATCH /api/remotes/{name}) */
@@ -598,6 +600,15 @@ export interface components {
          *       "manifestUrl": "http://localhost:4100/profile/1.0.1/mf-manifest.json",
          *       "integrity": "sha384-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
          *       "manifestIntegrity": "sha384-BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB",
+         *       "shared": [
+         *         {
+         *           "name": "react",
+         *           "shareScope": "default",
+         *           "singleton": true,
+         *           "requiredVersion": "^19.3.1",
+         *           "providedVersion": null
+         *         }
+         *       ],
          *       "publishedBy": "atrium-deployer",
          *       "publishedAt": "2026-11-23T10:45:38.000Z",
          *       "active": true,
@@ -610,6 +621,8 @@ export interface components {
             readonly manifestUrl: string;
             readonly integrity: string | null;
             readonly manifestIntegrity: string | null;
+            /** @description the packages its manifest shares; null: published without its manifest, so never checked */
+            readonly shared: readonly components["schemas"]["SharedDependency"][] | null;
             readonly publishedBy: string;
             /** Format: date-time */
             readonly publishedAt: string;
@@ -623,6 +636,16 @@ export interface components {
             } | null;
             /** @description published as breaking the type contract of the version active before it */
             readonly breaking: boolean;
+        };
+        /** @description a package a release's mf-manifest.json shares */
+        readonly SharedDependency: {
+            readonly name: string;
+            readonly shareScope: string;
+            readonly singleton: boolean;
+            /** @description the versions it accepts, a semver range; null: any */
+            readonly requiredVersion: string | null;
+            /** @description the version of the copy it brings; null: none, it uses the shell's */
+            readonly providedVersion: string | null;
         };
         readonly WithdrawVersion: {
             /** @description shown to the people whose open pages drop the version, and kept in the audit log */
@@ -809,7 +832,7 @@ export interface components {
         readonly AuditEvent: {
             readonly id: number;
             readonly actor: string;
-            /** @description remote.created, remote.updated (details: each changed setting's from and to), remote.version.published or remote.version.activated */
+            /** @description remote.created, remote.updated (details: each changed setting's from and to), remote.version.published, remote.version.activated or remote.version.refused (details: the act refused, its reason and the shared-dependency conflicts) */
             readonly action: string;
             readonly target: string;
             readonly details: {
@@ -924,13 +947,26 @@ export interface components {
              * @description stable machine-readable code (docs/errors.md)
              * @enum {string}
              */
-            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "dev_override_refused" | "personal_session_required" | "canary_audience_refused" | "account_access_required" | "account_deleted" | "validation_failed" | "remote_origin_refused" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "version_withdrawn" | "version_in_use" | "rollout_in_progress" | "no_rollout" | "no_stable_version" | "payload_too_large" | "rate_limited" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "identity_admin_unavailable" | "internal_error";
+            readonly code: "unauthenticated" | "invalid_token" | "invalid_dpop_proof" | "dpop_required" | "invalid_request" | "insufficient_scope" | "not_remote_owner" | "dev_override_refused" | "personal_session_required" | "canary_audience_refused" | "account_access_required" | "account_deleted" | "validation_failed" | "remote_origin_refused" | "malformed_request" | "not_found" | "remote_not_found" | "version_not_found" | "version_exists" | "remote_exists" | "path_in_use" | "version_unverifiable" | "version_withdrawn" | "version_in_use" | "rollout_in_progress" | "no_rollout" | "no_stable_version" | "shared_dependency_conflict" | "payload_too_large" | "rate_limited" | "unsupported_media_type" | "request_rejected" | "issuer_unavailable" | "database_unavailable" | "shell_manifest_unavailable" | "identity_admin_unavailable" | "internal_error";
             readonly errors?: readonly components["schemas"]["ProblemFieldError"][];
+            readonly conflicts?: readonly components["schemas"]["SharedDependencyConflict"][];
         };
         /** @description one invalid input (validation_failed) */
         readonly ProblemFieldError: {
             readonly field: string;
             readonly message: string;
+        };
+        /** @description a package the release and what is live cannot share (shared_dependency_conflict) */
+        readonly SharedDependencyConflict: {
+            readonly package: string;
+            /** @description the range that is not met (`*`: any version) */
+            readonly required: string;
+            /** @description whose range it is: `the shell`, or a release as `<remote> <version>` */
+            readonly requiredBy: string;
+            /** @description the version the page would give it; null: none at all */
+            readonly provided: string | null;
+            /** @description who provides that copy */
+            readonly providedBy: string;
         };
     };
     responses: never;
@@ -1595,7 +1631,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code version_exists */
+            /** @description problem+json, code version_exists | shared_dependency_conflict */
             readonly 409: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1631,7 +1667,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            /** @description problem+json, code issuer_unavailable | database_unavailable | shell_manifest_unavailable */
             readonly 503: {
                 headers: {
                     /** @description seconds until the issuer is asked again; seconds to wait before trying again */
@@ -1717,7 +1753,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code version_unverifiable | version_withdrawn */
+            /** @description problem+json, code version_unverifiable | version_withdrawn | shared_dependency_conflict */
             readonly 409: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1753,7 +1789,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            /** @description problem+json, code issuer_unavailable | database_unavailable | shell_manifest_unavailable */
             readonly 503: {
                 headers: {
                     /** @description seconds until the issuer is asked again; seconds to wait before trying again */
@@ -2111,7 +2147,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code version_unverifiable | version_withdrawn | no_stable_version | rollout_in_progress */
+            /** @description problem+json, code version_unverifiable | version_withdrawn | no_stable_version | rollout_in_progress | shared_dependency_conflict */
             readonly 409: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -2147,7 +2183,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code issuer_unavailable | database_unavailable */
+            /** @description problem+json, code issuer_unavailable | database_unavailable | shell_manifest_unavailable */
             readonly 503: {
                 headers: {
                     /** @description seconds until the issuer is asked again; seconds to wait before trying again */

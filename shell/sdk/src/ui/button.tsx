@@ -3,8 +3,11 @@ import './ui.css';
 
 /** Props of {@link Button}: every `<button>` attribute, plus its look and busy state. */
 export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
-  /** `primary` (the default) for the main action of a view, `secondary` for the others. */
-  readonly variant?: 'primary' | 'secondary';
+  /**
+   * `primary` (the default) for the main action of a view, `secondary` for the others, `danger` for one that
+   * destroys something (deleting an account): the theme's danger colour with text that keeps AA contrast.
+   */
+  readonly variant?: 'primary' | 'secondary' | 'danger';
   /**
    * The action it started is under way: the button says so (`aria-busy`, {@link busyLabel}) and ignores
    * clicks, but keeps keyboard focus, so a screen reader stays where the person was.

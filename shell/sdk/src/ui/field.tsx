@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes, type ReactNode } from 'react';
+import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
 import './ui.css';
 
 interface Described {
@@ -27,6 +27,35 @@ export function Field({ label, hint, error, name, className, ...input }: FieldPr
         {label}
       </label>
       <input {...input} id={id} name={name} className="atrium-field__input" {...messages.described} />
+      {messages.nodes}
+    </div>
+  );
+}
+
+/** Props of {@link SelectField}: every `<select>` attribute except `id`, plus its label, hint and error. */
+export interface SelectFieldProps
+  extends Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id' | 'children'>, Described {
+  readonly label: ReactNode;
+  /** The options: `value` is sent, `label` shown. */
+  readonly options: readonly { readonly value: string; readonly label: ReactNode }[];
+}
+
+/** A labelled drop-down list, with hint and error tied to it as in {@link Field}. */
+export function SelectField({ label, hint, error, name, options, className, ...select }: SelectFieldProps) {
+  const id = useId();
+  const messages = useMessages(id, hint, error, name);
+  return (
+    <div className={['atrium-field', className].filter(Boolean).join(' ')}>
+      <label htmlFor={id} className="atrium-field__label">
+        {label}
+      </label>
+      <select {...select} id={id} name={name} className="atrium-field__input" {...messages.described}>
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
       {messages.nodes}
     </div>
   );

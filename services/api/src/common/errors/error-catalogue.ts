@@ -150,6 +150,12 @@ export const ERROR_CATALOGUE = {
     example:
       'Remote "profile" has no active version to fall back to: activate its first version (PUT /api/remotes/{name}/active) instead of starting a canary.',
   },
+  shared_dependency_conflict: {
+    status: 409,
+    title: 'Shared dependencies do not match what is live',
+    example:
+      'Remote "profile" 2.0.0 cannot run beside what is live: it needs react ^20.0.0, and the shell provides 19.3.1.',
+  },
   payload_too_large: {
     status: 413,
     title: 'Payload too large',
@@ -180,6 +186,12 @@ export const ERROR_CATALOGUE = {
     status: 503,
     title: 'Database unavailable',
     example: 'The database is unavailable; nothing was changed. Try again shortly.',
+  },
+  shell_manifest_unavailable: {
+    status: 503,
+    title: "The shell's manifest is unavailable",
+    example:
+      "The shell's manifest http://shell:4000/mf-manifest.json (SHELL_MANIFEST_URL) could not be read (HTTP 404), so the release's shared dependencies could not be checked; nothing was changed.",
   },
   identity_admin_unavailable: {
     status: 503,

@@ -26,6 +26,24 @@ const problemSchema = z
           .meta({ id: 'ProblemFieldError', description: 'one invalid input (validation_failed)' }),
       )
       .optional(),
+    conflicts: z
+      .array(
+        z
+          .object({
+            package: z.string(),
+            required: z.string().describe('the range that is not met (`*`: any version)'),
+            requiredBy: z
+              .string()
+              .describe('whose range it is: `the shell`, or a release as `<remote> <version>`'),
+            provided: z.string().nullable().describe('the version the page would give it; null: none at all'),
+            providedBy: z.string().describe('who provides that copy'),
+          })
+          .meta({
+            id: 'SharedDependencyConflict',
+            description: 'a package the release and what is live cannot share (shared_dependency_conflict)',
+          }),
+      )
+      .optional(),
   })
   .meta({ id: 'Problem', description: 'An RFC 9457 problem document (application/problem+json)' });
 
@@ -52,6 +70,7 @@ const PROBLEM_HEADERS: Partial<Record<ErrorCode, Record<string, string>>> = {
   insufficient_scope: { 'WWW-Authenticate': CHALLENGE },
   issuer_unavailable: { 'Retry-After': 'seconds until the issuer is asked again' },
   database_unavailable: { 'Retry-After': 'seconds to wait before trying again' },
+  shell_manifest_unavailable: { 'Retry-After': 'seconds to wait before trying again' },
 };
 
 /**
