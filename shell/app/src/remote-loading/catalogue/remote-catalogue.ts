@@ -78,6 +78,9 @@ export interface RemoteCatalogue {
   forget(): void;
 }
 
+/** When the release watch's first check is due: its chunk is fetched then. */
+const WATCH_START_MS = 10_000;
+
 export function createRemoteCatalogue({
   loader,
   wantsDevOverride,
@@ -119,16 +122,27 @@ export function createRemoteCatalogue({
       if (signal.aborted) return;
       adopt(remotes, devServers);
       set({ step: 'adopted', remotes });
-      // The release watch (a chunk of its own) runs until this attempt ends; without it the page works on.
-      import('./release-watch').then(
-        (module) =>
-          module.watchReleases(
-            catalogue,
-            { api, remotesUrl, parse: parseRemotes, remember: (fresh) => rememberRemotes(fresh, storage) },
-            signal,
+      // The release watch (a chunk of its own) runs until this attempt ends; without it the page works on. It is
+      // fetched when its first check is due, never beside the first feature's files (the initial-JS budget).
+      const watch = setTimeout(
+        () =>
+          void import('./release-watch').then(
+            (module) =>
+              module.watchReleases(
+                catalogue,
+                {
+                  api,
+                  remotesUrl,
+                  parse: parseRemotes,
+                  remember: (fresh) => rememberRemotes(fresh, storage),
+                },
+                signal,
+              ),
+            () => undefined,
           ),
-        () => undefined,
+        WATCH_START_MS,
       );
+      signal.addEventListener('abort', () => clearTimeout(watch));
     })().catch((error: unknown) => signal.aborted || set({ step: 'failed', remotes: undefined, error }));
   };
 
