@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
 import {
   choosePassword,
   expectAtriumMail,
   expectAtriumTheme,
   inbox,
   LOGIN_PAGE,
+  signOut,
   newPerson,
   type Person,
   register,
@@ -41,13 +42,6 @@ async function recordedEvents(
     types: ((await events.json()) as { type: string }[]).map((event) => event.type),
     config: (await config.json()) as Record<string, unknown>,
   };
-}
-
-/** Signs out in the shell and waits until the signed-out shell has sent the browser on to Keycloak's sign-in. */
-async function signOut(page: Page): Promise<void> {
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await expect(page).toHaveURL(LOGIN_PAGE);
-  await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
 }
 
 test('a new person registers from the sign-in page, verifies the e-mail from the inbox and lands signed in as an atrium-user', async ({

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { openAs } from '@atrium/test-support/journeys';
+import { openAs, signOut } from '@atrium/test-support/journeys';
 import { realmAdminHeaders } from '@atrium/test-support/keycloak';
 import { storedSession as storedUser } from '@atrium/test-support/page-session';
 
@@ -46,10 +46,7 @@ test('a short-lived access token renews silently while the person works, and sig
   expect(toKeycloak).toHaveLength(navigationsAfterSignIn);
   await expect(page).toHaveURL('http://localhost:4000/profile');
 
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.waitForURL((url) => url.origin === 'http://localhost:4000' && url.pathname === '/', {
-    waitUntil: 'commit',
-  });
+  await signOut(page);
   await page.goto('/profile');
   await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
 });

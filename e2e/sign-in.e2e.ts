@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { expectAtriumTheme } from '@atrium/test-support/journeys';
+import { expectAtriumTheme, signOut } from '@atrium/test-support/journeys';
 
 async function signInAtKeycloak(page: Page, username: string, password: string): Promise<void> {
   await expect(page).toHaveURL(/\/realms\/atrium\/protocol\/openid-connect\/auth/);
@@ -76,11 +76,9 @@ test('alice signs in once, sees her profile from the API, keeps her theme across
   expect([...upstreams].sort(), 'API calls were spread over both API processes').toHaveLength(2);
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
 
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  // RP-initiated logout: Keycloak ends its session and sends the person back to the shell's home.
-  await page.waitForURL((url) => url.origin === 'http://localhost:4000' && url.pathname === '/', {
-    waitUntil: 'commit',
-  });
+  // RP-initiated logout: Keycloak ends its session and sends the person back to the shell's home, which sends
+  // them on to sign in.
+  await signOut(page);
   // With the Keycloak session gone, opening a feature asks for the password again instead of signing in silently.
   await page.goto('/profile');
   await expect(page).toHaveURL(/\/realms\/atrium\/protocol\/openid-connect\/auth/);

@@ -17,6 +17,22 @@ export async function signInAtKeycloak(page: Page, username: string, password: s
   await page.getByRole('button', { name: /sign in/i }).click();
 }
 
+/**
+ * Signs out with the shell's button and waits until the shell is back at `/`, signed out. From there the shell
+ * sends the browser to Keycloak's sign-in by itself: a test that opens a page now races that redirect.
+ */
+export async function signOutToShell(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL((url) => url.origin === SHELL_URL && url.pathname === '/', { waitUntil: 'commit' });
+}
+
+/** Signs out and waits until the signed-out shell has sent the browser on to Keycloak's sign-in page. */
+export async function signOut(page: Page): Promise<void> {
+  await signOutToShell(page);
+  await expect(page).toHaveURL(LOGIN_PAGE);
+  await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
+}
+
 /** Opens a shell path as a signed-out person and signs in as `username` (password = username). */
 export async function openAs(page: Page, path: string, username: string): Promise<void> {
   await page.goto(path);
