@@ -66,7 +66,7 @@ export function AuditLog() {
       <FilterForm key={`form?${query}`} filters={filters} onApply={apply} />
       {problems.length > 0 && (
         <Alert title="Part of this address could not be used" data-testid="audit-filter-problems">
-          <ul>
+          <ul className="atrium-admin__long-text">
             {problems.map((problem) => (
               <li key={problem}>{problem}</li>
             ))}
@@ -190,7 +190,7 @@ function AuditEntries({ query, filters }: { readonly query: string; readonly fil
       {({ items, nextCursor }) => (
         <>
           {items.length === 0 ? (
-            <p data-testid="audit-empty">
+            <p className="atrium-admin__long-text" data-testid="audit-empty">
               {isFiltered(filters)
                 ? `No entries match these filters (${describeFilters(filters)}).`
                 : 'Nothing has happened yet.'}
