@@ -287,7 +287,7 @@ async function brokenCanaryJourney(
   const row = admin
     .getByTestId('audit-table')
     .getByRole('row')
-    .filter({ hasText: 'remote.rollout.rolled_back' })
+    .filter({ hasText: `Rolled back the canary of version ${CANARY}` })
     .filter({ hasText: `${remote}@${CANARY}` });
   await expect(row).toContainText(AUTOMATIC);
 

@@ -93,7 +93,7 @@ test('an admin hides a feature from everyone but admins in the console: alice no
   await alice.close();
 
   await page.getByRole('link', { name: 'Audit log' }).click();
-  await expect(page.getByTestId('audit-table')).toContainText('remote.updated');
+  await expect(page.getByTestId('audit-table')).toContainText('Changed the required roles');
 });
 
 test('the shell loads at most its budget of JavaScript (130 KB gzip) before the first remote, which renders soon after', async ({

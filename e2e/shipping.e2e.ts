@@ -98,7 +98,42 @@ test('a feature team ships profile 1.0.1 with the CLI, and an admin rolls back t
   await expect(card.getByTestId('active-version')).toHaveText('1.0.0');
 
   await page.getByRole('link', { name: 'Audit log' }).click();
-  await expect(page.getByTestId('audit-table')).toContainText('ada');
+  const table = page.getByTestId('audit-table');
+  await expect(table).toContainText('Ada Lovelace (you)');
+
+  // Only ada's activations of profile, asked for in the page: the address holds the filters, a reload keeps them.
+  const filters = page.getByRole('form', { name: 'Filter the audit log' });
+  await filters.getByLabel('Person (user name)').fill('ada');
+  await filters.getByLabel('Action').selectOption({ label: 'Activated a version' });
+  await filters.getByLabel('Remote').selectOption({ label: 'Profile (profile)' });
+  await filters.getByRole('button', { name: 'Show entries' }).click();
+  const filtered =
+    'http://localhost:4000/admin/audit?actor=ada&action=remote.version.activated&remote=profile';
+  await expect(page).toHaveURL(filtered);
+  // Who and what of each row shown: ada's activations only (the whole log's first page has the deployer's too).
+  const rows = () =>
+    table
+      .locator('tbody tr')
+      .evaluateAll((rows) =>
+        rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent ?? '').slice(1, 3)),
+      );
+  const onlyAdasActivations = async () => {
+    const shown = await rows();
+    return (
+      shown.length > 0 &&
+      shown.every(([who, what]) => who === 'Ada Lovelace (you), ada' && what?.startsWith('Activated version'))
+    );
+  };
+  await expect.poll(onlyAdasActivations).toBe(true);
+  await expect(table.locator('tbody tr').first()).toContainText('Activated version 1.0.0 (was 1.0.1)');
+  await expect(table.getByTitle('remote.version.activated').first()).toBeVisible();
+
+  await page.reload();
+  await expect(page).toHaveURL(filtered);
+  await expect(filters.getByLabel('Person (user name)')).toHaveValue('ada');
+  await expect(filters.getByLabel('Action')).toHaveValue('remote.version.activated');
+  await expect(filters.getByLabel('Remote')).toHaveValue('profile');
+  await expect.poll(onlyAdasActivations).toBe(true);
 
   await page.goto('/profile');
   await expect(page.getByTestId('remote-release')).toHaveText('profile 1.0.0');

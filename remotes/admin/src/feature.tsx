@@ -1,5 +1,6 @@
 import { Link, useLocationPath, type RemoteModule } from '@atrium/sdk';
 import { Page } from '@atrium/sdk/ui';
+import { useState } from 'react';
 import { AuditLog } from './audit-log';
 import { RemotesConsole } from './remotes-console';
 import { RolloutsConsole } from './rollouts/rollouts-console';
@@ -12,6 +13,9 @@ export const Feature: RemoteModule['Feature'] = function AdminFeature({ basePath
   const rolloutsPath = `${basePath}/rollouts`;
   const onAudit = location === auditPath;
   const onRollouts = location === rolloutsPath;
+  // The Audit log tab on the audit log leaves the path as it is and drops the filters from the address: the
+  // log starts afresh from the address (audit-log.tsx reads its filters there).
+  const [auditVisits, setAuditVisits] = useState(0);
   return (
     <div className="atrium-admin">
       <Page
@@ -25,11 +29,15 @@ export const Feature: RemoteModule['Feature'] = function AdminFeature({ basePath
           <Link to={rolloutsPath} aria-current={onRollouts ? 'page' : undefined}>
             Rollouts
           </Link>
-          <Link to={auditPath} aria-current={onAudit ? 'page' : undefined}>
+          <Link
+            to={auditPath}
+            aria-current={onAudit ? 'page' : undefined}
+            onClick={() => onAudit && setAuditVisits((visits) => visits + 1)}
+          >
             Audit log
           </Link>
         </nav>
-        {onAudit ? <AuditLog /> : onRollouts ? <RolloutsConsole /> : <RemotesConsole />}
+        {onAudit ? <AuditLog key={auditVisits} /> : onRollouts ? <RolloutsConsole /> : <RemotesConsole />}
       </Page>
       <footer className="atrium-admin__release" data-testid="remote-release">
         admin {__RELEASE_VERSION__}

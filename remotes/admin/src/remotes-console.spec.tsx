@@ -4,7 +4,6 @@ import { renderFeature, setupApiServer } from '@atrium/sdk/testing';
 import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AuditLog } from './audit-log';
 import { Feature } from './feature';
 import { RemotesConsole } from './remotes-console';
 
@@ -415,52 +414,5 @@ describe('Feature', () => {
     expect(view.navigations).toEqual(['/admin/audit']);
     expect(await screen.findByText('Nothing has happened yet.')).toBeTruthy();
     expect(document.title).toBe('Audit log · Registry console · Atrium');
-  });
-});
-
-describe('AuditLog', () => {
-  it('pages back in time with Older, following the cursor, and returns with Newer', async () => {
-    const requested: string[] = [];
-    server.use(
-      http.get(`${API}/api/audit`, ({ request }) => {
-        const url = new URL(request.url);
-        const before = url.searchParams.get('before');
-        requested.push(`${before ?? 'first'}/${url.searchParams.get('pageSize')}`);
-        const first = before === null;
-        return HttpResponse.json({
-          items: [
-            {
-              id: first ? 2 : 1,
-              actor: first ? 'ada' : 'atrium-deployer',
-              action: first ? 'remote.version.activated' : 'remote.version.published',
-              target: first ? 'profile@1.0.1' : 'profile@1.0.2',
-              details: {},
-              occurredAt: '2026-11-22T10:00:00.000Z',
-            },
-          ],
-          pageSize: 20,
-          nextCursor: first ? 'cursor+/2' : null,
-        });
-      }),
-    );
-    renderWithShell(<AuditLog />);
-
-    expect(await screen.findByText('Page 1')).toBeTruthy();
-    expect(screen.getByText('remote.version.activated')).toBeTruthy();
-    // The signed-in person by name, their id in the tooltip and read with it; others by id.
-    const who = screen.getByTitle('ada');
-    expect(who.textContent).toBe('Ada Lovelace (you), ada');
-    expect(screen.getByRole('region', { name: 'Audit log entries, newest first' })).toBeTruthy();
-    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Newer' }).disabled).toBe(true);
-
-    fireEvent.click(screen.getByRole('button', { name: 'Older' }));
-    expect(await screen.findByText('Page 2')).toBeTruthy();
-    expect(screen.getByText('profile@1.0.2')).toBeTruthy();
-    expect(screen.getByRole('cell', { name: 'atrium-deployer' })).toBeTruthy();
-    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Older' }).disabled).toBe(true);
-
-    fireEvent.click(screen.getByRole('button', { name: 'Newer' }));
-    expect(await screen.findByText('Page 1')).toBeTruthy();
-    expect(requested).toEqual(['first/20', 'cursor+/2/20', 'first/20']);
   });
 });

@@ -65,6 +65,7 @@ export { Link, useLocationPath, useNavigate } from './navigation';
 export type { LinkProps } from './navigation';
 export type {
   AdminRemotesDocument,
+  AuditAction,
   AuditEntry,
   AuditPage,
   CreateRemoteRequest,

@@ -43,5 +43,8 @@ export type RemoteHealthDocument = Schemas['RemoteHealth'];
 /** One entry of the audit log (`AuditEvent`). */
 export type AuditEntry = Schemas['AuditEvent'];
 
-/** Response of `GET /api/audit?pageSize=&before=&actor=&action=&target=&from=&to=` (role atrium-admin): newest first. */
+/** An action the platform itself records (`AuditAction`); Keycloak's events are `keycloak.<event type>`. */
+export type AuditAction = Schemas['AuditAction'];
+
+/** Response of `GET /api/audit?pageSize=&before=&actor=&action=&target=&remote=&from=&to=` (role atrium-admin): newest first. */
 export type AuditPage = Schemas['AuditPage'];

@@ -7,7 +7,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { EntityManager, LockMode, MikroORM } from '@mikro-orm/core';
-import { type AuditRecord, AuditService } from '../audit/index.js';
+import { type AuditRecord, AuditService, type KeycloakAction } from '../audit/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/index.js';
 import { ErasedSubject } from './erased-subject.entity.js';
 import {
@@ -186,6 +186,11 @@ function defined(values: Record<string, unknown>): Record<string, unknown> {
   );
 }
 
+/** The audit action of a Keycloak event: `keycloak.<name>` in lower case, cut to the column's 64 characters. */
+function keycloakAction(name: string): KeycloakAction {
+  return `keycloak.${name.toLowerCase()}`.slice(0, 64) as KeycloakAction;
+}
+
 function fromLoginEvent(event: KeycloakEvent): StreamEvent {
   return {
     key: keyOf(event),
@@ -196,7 +201,7 @@ function fromLoginEvent(event: KeycloakEvent): StreamEvent {
     deletedUserId: event.type === 'DELETE_ACCOUNT' && !event.error ? event.userId : undefined,
     record: {
       actor: event.details?.['username'] ?? event.userId ?? 'keycloak',
-      action: `keycloak.${event.type.toLowerCase()}`.slice(0, 64),
+      action: keycloakAction(event.type),
       target: event.userId ? userTarget(event.userId) : 'keycloak',
       details: defined({
         source: 'keycloak',
@@ -227,9 +232,7 @@ function fromAdminEvent(event: KeycloakAdminEvent): StreamEvent {
     deletedUserId: userDeleted ? subject : undefined,
     record: {
       actor: admin ?? 'keycloak',
-      action: `keycloak.admin.${event.operationType}_${event.resourceType ?? 'resource'}`
-        .toLowerCase()
-        .slice(0, 64),
+      action: keycloakAction(`admin.${event.operationType}_${event.resourceType ?? 'resource'}`),
       target: subject ? userTarget(subject) : (event.resourcePath ?? 'keycloak').slice(0, 255),
       details: defined({
         source: 'keycloak-admin',

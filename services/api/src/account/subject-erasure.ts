@@ -57,8 +57,9 @@ export class SubjectErasure {
   }
 
   /**
-   * Inside the caller's transaction: removes what the other modules keep about `sub` (the profile, with the
-   * preferences: {@link alsoErase}) and the account tokens of `sub`, re-labels the audit rows about them with an anonymous id, records `account.deleted` under it and
+   * Inside the caller's transaction: removes what the other modules keep about `sub` (the profile with the
+   * preferences, and the display name in the audit entries they wrote: {@link alsoErase}) and the account tokens
+   * of `sub`, re-labels the audit rows about them with an anonymous id, records `account.deleted` under it and
    * keeps the SHA-256 of `sub` with that id. Idempotent: a subject erased before keeps its id. Returns the id.
    */
   async erase(em: EntityManager, sub: string, at: Date): Promise<string> {
@@ -71,7 +72,12 @@ export class SubjectErasure {
     await em.nativeUpdate(
       AuditEvent,
       { target: userTarget(sub) },
-      { actor: anonymousId, target: userTarget(anonymousId), details: { source: 'keycloak' } },
+      {
+        actor: anonymousId,
+        actorName: null,
+        target: userTarget(anonymousId),
+        details: { source: 'keycloak' },
+      },
     );
     if (!known) {
       await em.insert(ErasedSubject, { subjectHash: hash, anonymousId, erasedAt: at });

@@ -2,6 +2,7 @@ import { MikroORM } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
+import { releaseHashes } from '@atrium/test-support/releases';
 import { AuditEvent } from './audit-event.entity.js';
 
 interface Page {
@@ -93,5 +94,157 @@ describe('GET /api/audit: keyset pages and filters', () => {
       'profile@1.0.8',
       'profile@1.0.9',
     ]);
+  });
+});
+
+describe('GET /api/audit: who by name, and one remote', () => {
+  let issuer: LocalIssuer;
+  let api: TestApp;
+  let grace: string;
+  let platform: string;
+  let deployer: string;
+
+  interface Entry {
+    actor: string;
+    actorName: string | null;
+    action: string;
+    target: string;
+  }
+
+  beforeAll(async () => {
+    issuer = await startLocalIssuer();
+    api = await createTestApp({
+      OIDC_ISSUER_URL: issuer.issuer,
+      OIDC_ALLOWED_CLIENTS: 'atrium-shell,atrium-deployer,atrium-platform',
+    });
+    await api.waitForIssuer();
+    grace = await issuer.mint({
+      claims: {
+        sub: 'grace',
+        preferred_username: 'grace',
+        name: 'Grace Hopper',
+        realm_access: { roles: ['atrium-user', 'atrium-admin'] },
+      },
+    });
+    // Client-credentials tokens: a service account's user name and no display name.
+    const serviceAccount = (clientId: string, roles: string[]) =>
+      issuer.mint({
+        claims: {
+          sub: `sa-${clientId}`,
+          preferred_username: `service-account-${clientId}`,
+          name: undefined,
+          azp: clientId,
+          realm_access: { roles },
+        },
+      });
+    platform = await serviceAccount('atrium-platform', ['remote-publisher', 'atrium-admin']);
+    deployer = await serviceAccount('atrium-deployer', ['remote-publisher']);
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await issuer?.close();
+  });
+
+  const entries = async (query: string, token = grace): Promise<Entry[]> => {
+    const response = await api.request({ url: `/api/audit?pageSize=100${query}`, token });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<{ items: Entry[] }>().items;
+  };
+
+  it("records the person's display name with what they did and none for a client, and returns both", async () => {
+    for (const name of ['names', 'other']) {
+      const created = await api.request({
+        method: 'POST',
+        url: '/api/remotes',
+        token: grace,
+        body: { name, title: 'Names', path: `/${name}`, owner: 'atrium-deployer' },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+    }
+    const updated = await api.request({
+      method: 'PATCH',
+      url: '/api/remotes/names',
+      token: platform,
+      body: { title: 'Named' },
+    });
+    expect(updated.statusCode, updated.body).toBe(200);
+    const published = await api.request({
+      method: 'POST',
+      url: '/api/remotes/names/versions',
+      token: deployer,
+      body: {
+        version: '1.0.0',
+        manifestUrl: 'http://localhost:4100/names/1.0.0/mf-manifest.json',
+        ...releaseHashes('names', '1.0.0'),
+      },
+    });
+    expect(published.statusCode, published.body).toBe(201);
+    const activated = await api.request({
+      method: 'PUT',
+      url: '/api/remotes/names/active',
+      token: grace,
+      body: { version: '1.0.0' },
+    });
+    expect(activated.statusCode, activated.body).toBe(200);
+
+    // Only the entries about `names`, its versions included, newest first.
+    expect(
+      (await entries('&remote=names')).map(({ actor, actorName, action, target }) => [
+        actor,
+        actorName,
+        action,
+        target,
+      ]),
+    ).toEqual([
+      ['grace', 'Grace Hopper', 'remote.version.activated', 'names@1.0.0'],
+      ['service-account-atrium-deployer', null, 'remote.version.published', 'names@1.0.0'],
+      ['service-account-atrium-platform', null, 'remote.updated', 'names'],
+      ['grace', 'Grace Hopper', 'remote.created', 'names'],
+    ]);
+    expect((await entries('&remote=other')).map((entry) => entry.target)).toEqual(['other']);
+    expect(await entries('&remote=nothing')).toEqual([]);
+    // The filters combine.
+    expect(
+      (await entries('&remote=names&actor=grace&action=remote.created')).map((entry) => entry.target),
+    ).toEqual(['names']);
+  });
+
+  it('keeps a display name longer than the column to its first 255 characters', async () => {
+    const long = await issuer.mint({
+      claims: {
+        sub: 'long',
+        preferred_username: 'long',
+        name: 'L'.repeat(300),
+        realm_access: { roles: ['atrium-admin'] },
+      },
+    });
+    const created = await api.request({
+      method: 'POST',
+      url: '/api/remotes',
+      token: long,
+      body: { name: 'longname', title: 'Long', path: '/long-name', owner: 'atrium-deployer' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const [entry] = await entries('&remote=longname');
+    expect(entry?.actorName).toBe('L'.repeat(255));
+  });
+
+  it('refuses an unknown action or a remote that is no remote name with 400 naming the field', async () => {
+    for (const [query, field] of [
+      ['action=remote.deleted', 'action'],
+      ['action=keycloak.LOGIN', 'action'],
+      ['remote=Profile', 'remote'],
+      ['remote=pro-file', 'remote'],
+    ] as const) {
+      const response = await api.request({ url: `/api/audit?${query}`, token: grace });
+      expect(response.statusCode, query).toBe(400);
+      expect(response.json(), query).toMatchObject({
+        code: 'validation_failed',
+        errors: [expect.objectContaining({ field }) as unknown],
+      });
+    }
+    // A copied Keycloak event is an action too.
+    expect(await entries('&action=keycloak.login_error')).toEqual([]);
   });
 });

@@ -1,5 +1,52 @@
 import { z } from 'zod';
 import { MAX_NAME_LENGTH } from '../auth/index.js';
+import { REMOTE_NAME_PATTERN, REMOTE_NAME_RULE } from '../registry/remote-rules.js';
+
+/**
+ * What the platform's own writes record, each as one action name (AuditRecord takes only these, or a copied
+ * Keycloak event). In the contract as `AuditAction`, so the admin console lists and words every one of them.
+ */
+export const AUDIT_ACTIONS = [
+  'remote.created',
+  'remote.updated',
+  'remote.version.published',
+  'remote.version.activated',
+  'remote.version.refused',
+  'remote.version.withdrawn',
+  'remote.rollout.started',
+  'remote.rollout.changed',
+  'remote.rollout.promoted',
+  'remote.rollout.aborted',
+  'remote.rollout.rolled_back',
+  'dev.override.activated',
+  'dev.override.reset',
+  'account.deleted',
+] as const;
+
+/** Keycloak's events, as KeycloakEventsPoller copies them: `keycloak.<type>`, `keycloak.admin.<operation>_<resource>`. */
+export type KeycloakAction = `keycloak.${string}`;
+
+/** An audit event's action: one of the platform's, or a Keycloak event. */
+export type AuditAction = (typeof AUDIT_ACTIONS)[number] | KeycloakAction;
+
+const KEYCLOAK_ACTION = /^keycloak\.[a-z0-9_.]{1,55}$/;
+
+const actionSchema = z.union(
+  [
+    z.enum(AUDIT_ACTIONS).meta({
+      id: 'AuditAction',
+      description:
+        "An action of the platform's: remote.created, remote.updated (details: each changed setting's from and to), remote.version.published, remote.version.activated, remote.version.refused (details: the act refused, its reason and the shared-dependency conflicts), remote.version.withdrawn, remote.rollout.* (a canary's steps), dev.override.* (a developer's dev overrides), account.deleted",
+    }),
+    z
+      .string()
+      .regex(KEYCLOAK_ACTION)
+      .describe(
+        'A Keycloak event copied into the log: keycloak.<event type>, e.g. keycloak.login_error, or keycloak.admin.<operation>_<resource>',
+      ),
+  ],
+  { error: "must be one of the platform's actions (AuditAction) or keycloak.<event type>" },
+);
 
 /**
  * Where a page of the audit log starts: just after (older than) the entry at `occurredAt` with `id`. Sent as
@@ -39,7 +86,7 @@ const instant = z.iso
 
 /**
  * Query of `GET /api/audit`: newest first, `pageSize` entries after the `before` cursor, optionally only one
- * actor, action or target and a time range [`from`, `to`).
+ * actor, action, target or remote and a time range [`from`, `to`).
  */
 export const auditQuerySchema = z
   .strictObject({
@@ -51,8 +98,13 @@ export const auditQuerySchema = z
       .default(20),
     before: cursorSchema.optional(),
     actor: z.string().min(1).max(MAX_NAME_LENGTH).optional(),
-    action: z.string().min(1).max(64).optional(),
+    action: actionSchema.optional(),
     target: z.string().min(1).max(255).optional(),
+    remote: z
+      .string()
+      .regex(REMOTE_NAME_PATTERN, REMOTE_NAME_RULE)
+      .optional()
+      .describe('only the entries about this remote (its settings, versions, canaries and dev overrides)'),
     from: instant.optional(),
     to: instant.optional(),
   })
@@ -70,12 +122,14 @@ export const auditPageSchema = z
       z
         .object({
           id: z.int(),
-          actor: z.string(),
-          action: z
+          actor: z.string().describe("the person's user name, or the client id of a service account"),
+          actorName: z
             .string()
+            .nullable()
             .describe(
-              "remote.created, remote.updated (details: each changed setting's from and to), remote.version.published, remote.version.activated or remote.version.refused (details: the act refused, its reason and the shared-dependency conflicts)",
+              "the person's display name when the entry was written (their token's name); null for a client",
             ),
+          action: actionSchema,
           target: z.string(),
           details: z.record(z.string(), z.unknown()),
           occurredAt: z.iso.datetime(),
@@ -85,6 +139,7 @@ export const auditPageSchema = z
           example: {
             id: 42,
             actor: 'atrium-deployer',
+            actorName: null,
             action: 'remote.version.activated',
             target: 'profile@1.0.1',
             details: { previous: '1.0.0' },

@@ -1,15 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, type FilterQuery } from '@mikro-orm/core';
 import { AuditEvent } from './audit-event.entity.js';
-import { type AuditQuery, type auditPageSchema, encodeCursor } from './audit.schemas.js';
+import { type AuditAction, type AuditQuery, type auditPageSchema, encodeCursor } from './audit.schemas.js';
+import { REMOTE_NAME_PATTERN } from '../registry/remote-rules.js';
 import type { z } from 'zod';
 
-/** What a registry change records about itself. */
+/** What a change records about itself. */
 export interface AuditRecord {
+  /** `AuthenticatedUser.actor`: the person's user name or a client's id. */
   readonly actor: string;
-  readonly action: string;
+  /** `AuthenticatedUser.name`: the person's display name, as their token gave it; none for a client. */
+  readonly actorName?: string | null;
+  readonly action: AuditAction;
   readonly target: string;
+  /** `remote`, a remote's name, makes the entry one of that remote's (`GET /api/audit?remote=`). */
   readonly details: Record<string, unknown>;
+}
+
+/** Who an entry names: the caller (an `AuthenticatedUser` is one), or the API acting by itself. */
+export interface AuditActor {
+  readonly actor: string;
+  readonly name: string | null;
+}
+
+/** The remote an entry is about: its details' `remote`, when that is a remote's name. */
+function remoteOf(details: Record<string, unknown>): string | null {
+  const remote = details['remote'];
+  return typeof remote === 'string' && REMOTE_NAME_PATTERN.test(remote) ? remote : null;
 }
 
 /** One page of audit events, newest first, as `GET /api/audit` describes it (audit.schemas.ts); `nextCursor`
@@ -26,7 +43,20 @@ export class AuditService {
 
   /** Adds an event to `em`'s unit of work: it is written by the same flush, in the same transaction. */
   record(em: EntityManager, record: AuditRecord, occurredAt: Date = new Date()): void {
-    em.create(AuditEvent, { ...record, occurredAt });
+    em.create(AuditEvent, {
+      ...record,
+      actorName: record.actorName ?? null,
+      remote: remoteOf(record.details),
+      occurredAt,
+    });
+  }
+
+  /**
+   * Inside the caller's transaction: drops the display name from every entry `actor` wrote (the erasure of a
+   * person: their profile knows the user name they acted under).
+   */
+  async forgetName(em: EntityManager, actor: string): Promise<void> {
+    await em.nativeUpdate(AuditEvent, { actor, actorName: { $ne: null } }, { actorName: null });
   }
 
   /**
@@ -40,6 +70,7 @@ export class AuditService {
     if (query.actor) where.push({ actor: query.actor });
     if (query.action) where.push({ action: query.action });
     if (query.target) where.push({ target: query.target });
+    if (query.remote) where.push({ remote: query.remote });
     if (query.from) where.push({ occurredAt: { $gte: query.from } });
     if (query.to) where.push({ occurredAt: { $lt: query.to } });
     if (before) {
@@ -58,7 +89,8 @@ export class AuditService {
       items: page.map((event) => ({
         id: event.id,
         actor: event.actor,
-        action: event.action,
+        actorName: event.actorName ?? null,
+        action: event.action as AuditAction,
         target: event.target,
         details: event.details,
         occurredAt: event.occurredAt.toISOString(),

@@ -3,4 +3,5 @@
 export { AuditEvent } from './audit-event.entity.js';
 export { changedFields } from './changed-fields.js';
 export { AUDIT_ENTITIES, AuditModule } from './audit.module.js';
-export { type AuditRecord, AuditService } from './audit.service.js';
+export { type AuditActor, type AuditRecord, AuditService } from './audit.service.js';
+export type { KeycloakAction } from './audit.schemas.js';

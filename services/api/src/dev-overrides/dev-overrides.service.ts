@@ -56,6 +56,7 @@ export class DevOverridesService {
         em,
         {
           actor: user.actor,
+          actorName: user.name,
           action: DEV_OVERRIDE_ACTIVATED,
           // As the shell's address names it: <remote>@<dev server>.
           target: `${override.remote}@${override.url}`,
@@ -109,6 +110,7 @@ export class DevOverridesService {
     await this.em.transactional((em) => {
       this.audit.record(em, {
         actor: user.actor,
+        actorName: user.name,
         action: DEV_OVERRIDE_RESET,
         target: `session ${user.sessionId}`,
         details: { session: user.sessionId },

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/create-test-app.js';
 import { type LocalIssuer, startLocalIssuer } from '@atrium/test-support/local-issuer';
 import { SubjectErasure } from '../account/index.js';
+import { AuditEvent, AuditService } from '../audit/index.js';
 import { UserProfile } from './user-profile.entity.js';
 
 describe('/api/me on SQLite', () => {
@@ -66,6 +67,33 @@ describe('/api/me on SQLite', () => {
     // Everyone else carries on.
     const other = await api.request({ url: '/api/me', token: await tokenFor('someone-else') });
     expect(other.statusCode).toBe(200);
+  });
+
+  it("drops the display name from the audit entries a deleted person wrote, and no one else's", async () => {
+    const orm = api.app.get(MikroORM);
+    const audit = api.app.get(AuditService);
+    const writer = { preferred_username: 'writer', name: 'Wanda Writer' };
+    expect(
+      (await api.request({ url: '/api/me', token: await tokenFor('writer-sub', writer) })).statusCode,
+    ).toBe(200);
+    await orm.em.fork().transactional((em) => {
+      for (const [actor, actorName] of [
+        ['writer', 'Wanda Writer'],
+        ['reader', 'Rita Reader'],
+      ] as const) {
+        audit.record(em, { actor, actorName, action: 'remote.updated', target: 'names', details: {} });
+      }
+      return Promise.resolve();
+    });
+    await orm.em
+      .fork()
+      .transactional((em) => api.app.get(SubjectErasure).erase(em, 'writer-sub', new Date()));
+
+    const rows = await orm.em.fork().find(AuditEvent, { target: 'names' }, { orderBy: { id: 'asc' } });
+    expect(rows.map((row) => [row.actor, row.actorName])).toEqual([
+      ['writer', null],
+      ['reader', 'Rita Reader'],
+    ]);
   });
 
   it('refreshes username, email and name from later tokens', async () => {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MikroOrmModule } from '@mikro-orm/nestjs';
 import { AccountModule } from '../account/index.js';
+import { AuditModule } from '../audit/index.js';
 import { MeController } from './me.controller.js';
 import { MeService } from './me.service.js';
 import { UserProfile } from './user-profile.entity.js';
@@ -9,7 +10,7 @@ import { UserProfile } from './user-profile.entity.js';
 export const ME_ENTITIES = [UserProfile];
 
 @Module({
-  imports: [MikroOrmModule.forFeature(ME_ENTITIES), AccountModule],
+  imports: [MikroOrmModule.forFeature(ME_ENTITIES), AccountModule, AuditModule],
   controllers: [MeController],
   providers: [MeService],
 })

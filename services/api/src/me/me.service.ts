@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
 import { SubjectErasure } from '../account/index.js';
+import { AuditService } from '../audit/index.js';
 import type { AuthenticatedUser } from '../auth/index.js';
 import { preparedRead } from '../database/index.js';
 import type { z } from 'zod';
@@ -14,15 +15,25 @@ export type MeDocument = z.output<typeof meDocumentSchema>;
  * Keeps each caller's profile in step with their token and owns their preferences. A profile is written only on
  * the write path, which first asks SubjectErasure whether Keycloak deleted the person: a token that outlives its
  * account cannot bring the profile back, while the steady read costs nothing more. The erasure of a person
- * removes their profile too: this service hands it that part at start-up.
+ * removes their profile too, and their display name from the audit entries they wrote under the profile's user
+ * name: this service hands it that part at start-up.
  */
 @Injectable()
 export class MeService {
   constructor(
     private readonly em: EntityManager,
     private readonly erasure: SubjectErasure,
+    audit: AuditService,
   ) {
-    erasure.alsoErase((em, sub) => em.nativeDelete(UserProfile, { id: sub }));
+    erasure.alsoErase(async (em, sub) => {
+      const profile = await em.findOne(
+        UserProfile,
+        { id: sub },
+        { fields: ['username'], disableIdentityMap: true },
+      );
+      if (profile) await audit.forgetName(em, profile.username);
+      await em.nativeDelete(UserProfile, { id: sub });
+    });
   }
 
   /**

@@ -291,18 +291,24 @@ describe('registry on PostgreSQL with Keycloak tokens', () => {
     expect((await activate(open, '1.0.0', deployer)).json()).toMatchObject({ activeVersion: '1.0.0' });
     expect(await current()).toMatchObject({ version: '1.0.0' });
 
-    const audit = await api.request({ url: '/api/audit?pageSize=100', token: ada });
+    // The remote's own entries (its settings' and its versions'), each with the person's name from their
+    // token, none for the deployer's client.
+    const audit = await api.request({ url: `/api/audit?pageSize=100&remote=${open}`, token: ada });
     expect(audit.statusCode).toBe(200);
-    const events = audit
-      .json<{ items: Array<{ actor: string; action: string; target: string }> }>()
-      .items.filter((item) => item.target.startsWith(`${open}@`));
-    expect(events.map((item) => [item.actor, item.action, item.target])).toEqual([
-      [expect.stringMatching(/atrium-deployer/), 'remote.version.activated', `${open}@1.0.0`],
-      ['ada', 'remote.version.activated', `${open}@1.1.0`],
-      [expect.stringMatching(/atrium-deployer/), 'remote.version.published', `${open}@1.1.0`],
-      [expect.stringMatching(/atrium-deployer/), 'remote.version.activated', `${open}@1.0.0`],
-      [expect.stringMatching(/atrium-deployer/), 'remote.version.published', `${open}@1.0.0`],
+    const entries = audit.json<{
+      items: Array<{ actor: string; actorName: string | null; action: string; target: string }>;
+    }>().items;
+    expect(entries.filter((item) => item.target !== open && !item.target.startsWith(`${open}@`))).toEqual([]);
+    const events = entries.filter((item) => item.target.startsWith(`${open}@`));
+    const deployerAccount = expect.stringMatching(/atrium-deployer/) as unknown;
+    expect(events.map((item) => [item.actor, item.actorName, item.action, item.target])).toEqual([
+      [deployerAccount, null, 'remote.version.activated', `${open}@1.0.0`],
+      ['ada', 'Ada Lovelace', 'remote.version.activated', `${open}@1.1.0`],
+      [deployerAccount, null, 'remote.version.published', `${open}@1.1.0`],
+      [deployerAccount, null, 'remote.version.activated', `${open}@1.0.0`],
+      [deployerAccount, null, 'remote.version.published', `${open}@1.0.0`],
     ]);
+    expect(entries.at(-1)).toMatchObject({ action: 'remote.created', target: open });
     expect((await api.request({ url: '/api/audit', token: alice })).statusCode).toBe(403);
   });
 

@@ -142,6 +142,7 @@ export class RegistryService {
         em,
         {
           actor: user.actor,
+          actorName: user.name,
           action: 'remote.created',
           target: input.name,
           details: { remote: input.name, ...settingsOf(remote) },
@@ -190,7 +191,13 @@ export class RegistryService {
         em.assign(remote, { ...after, updatedAt: now });
         this.audit.record(
           em,
-          { actor: user.actor, action: 'remote.updated', target: name, details: { remote: name, changes } },
+          {
+            actor: user.actor,
+            actorName: user.name,
+            action: 'remote.updated',
+            target: name,
+            details: { remote: name, changes },
+          },
           now,
         );
         await em.flush();
@@ -213,9 +220,7 @@ export class RegistryService {
     if (originProblem) throw new RemoteOriginRefusedError(originProblem);
     const shared =
       input.manifest === undefined ? null : sharedOfManifest(input.manifest, input.manifestIntegrity);
-    return this.gate.guard(user.actor, 'publish', (check) =>
-      this.publishChecked(user, name, input, shared, check),
-    );
+    return this.gate.guard(user, 'publish', (check) => this.publishChecked(user, name, input, shared, check));
   }
 
   private publishChecked(
@@ -257,6 +262,7 @@ export class RegistryService {
         em,
         {
           actor: user.actor,
+          actorName: user.name,
           action: 'remote.version.published',
           target: `${name}@${input.version}`,
           details: {
@@ -272,7 +278,7 @@ export class RegistryService {
         },
         now,
       );
-      if (input.activate) await makeActive(em, this.audit, this.canaries, user.actor, remote, version, now);
+      if (input.activate) await makeActive(em, this.audit, this.canaries, user, remote, version, now);
       await em.flush();
       const activeVersion = input.activate ? input.version : await activeVersionOf(em, name);
       return { remote: toDetail(remote, activeVersion), version: toVersionDoc(version) };
@@ -285,7 +291,7 @@ export class RegistryService {
    */
   async activate(user: AuthenticatedUser, name: string, input: ActivateVersion): Promise<RemoteDetail> {
     const { admin } = requireDeployRole(user);
-    return this.gate.guard(user.actor, 'activate', (check) =>
+    return this.gate.guard(user, 'activate', (check) =>
       this.activeRemotes.change(this.em, async (em) => {
         const remote = await this.lockRemote(em, name);
         if (!remote) throw new RemoteNotFoundError(name);
@@ -295,7 +301,7 @@ export class RegistryService {
         assertServable(target);
         if (!target.active) {
           await check(em, { remote: name, version: target.version, shared: target.shared ?? null });
-          await makeActive(em, this.audit, this.canaries, user.actor, remote, target, new Date());
+          await makeActive(em, this.audit, this.canaries, user, remote, target, new Date());
           // Deactivate before activating: the flush order within one unit of work follows change order.
           await em.flush();
         }
@@ -330,6 +336,7 @@ export class RegistryService {
         em,
         {
           actor: user.actor,
+          actorName: user.name,
           action: 'remote.version.withdrawn',
           target: `${name}@${version}`,
           details: { remote: name, version, reason },

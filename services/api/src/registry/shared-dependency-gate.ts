@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
-import { AuditService } from '../audit/index.js';
+import { type AuditActor, AuditService } from '../audit/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/index.js';
 import { CANARIES, type Canaries } from './canaries.js';
 import { SharedDependencyConflictError, ShellManifestUnavailableError } from './registry.errors.js';
@@ -53,13 +53,13 @@ export class SharedDependencyGate {
   /**
    * Runs `change` (the transaction of a publish, activation or canary start) with `check`, which it calls
    * inside that transaction, the remote locked, on the release it is about to put on pages. A refusal thrown by
-   * `check` is audited as `actor`'s `act` once the change has rolled back.
+   * `check` is audited as `by`'s `act` once the change has rolled back.
    */
-  async guard<T>(actor: string, act: GatedAct, change: (check: ReleaseCheck) => Promise<T>): Promise<T> {
+  async guard<T>(by: AuditActor, act: GatedAct, change: (check: ReleaseCheck) => Promise<T>): Promise<T> {
     try {
       return await change((em, release) => this.check(em, release));
     } catch (error) {
-      if (error instanceof SharedDependencyConflictError) await this.recordRefusal(actor, act, error);
+      if (error instanceof SharedDependencyConflictError) await this.recordRefusal(by, act, error);
       throw error;
     }
   }
@@ -109,7 +109,7 @@ export class SharedDependencyGate {
   }
 
   private async recordRefusal(
-    actor: string,
+    by: AuditActor,
     act: GatedAct,
     error: SharedDependencyConflictError,
   ): Promise<void> {
@@ -117,7 +117,8 @@ export class SharedDependencyGate {
     try {
       await this.em.fork().transactional((em) => {
         this.audit.record(em, {
-          actor,
+          actor: by.actor,
+          actorName: by.name,
           action: 'remote.version.refused',
           target: `${remote}@${version}`,
           details: { remote, version, act, reason: error.message, conflicts: error.conflicts },

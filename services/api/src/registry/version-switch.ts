@@ -1,5 +1,5 @@
 import { type EntityManager, LockMode } from '@mikro-orm/core';
-import type { AuditService } from '../audit/index.js';
+import type { AuditActor, AuditService } from '../audit/index.js';
 import type { AppConfig } from '../config/index.js';
 import type { Canaries } from './canaries.js';
 import { VersionUnverifiableError, VersionWithdrawnError } from './registry.errors.js';
@@ -43,7 +43,7 @@ export async function makeActive(
   em: EntityManager,
   audit: AuditService,
   canaries: Canaries,
-  actor: string,
+  by: AuditActor,
   remote: Remote,
   target: RemoteVersion,
   now: Date,
@@ -57,14 +57,15 @@ export async function makeActive(
     em,
     remote.name,
     target.version,
-    actor,
+    by.actor,
     now,
     via === 'activation' ? 'its version was activated directly' : null,
   );
   audit.record(
     em,
     {
-      actor,
+      actor: by.actor,
+      actorName: by.name,
       action: 'remote.version.activated',
       target: `${remote.name}@${target.version}`,
       details: {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/core';
-import { AuditService, changedFields } from '../audit/index.js';
+import { type AuditActor, AuditService, changedFields } from '../audit/index.js';
 import type { AuthenticatedUser } from '../auth/index.js';
 import { ValidationFailedError } from '../common/errors/domain-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/index.js';
@@ -32,6 +32,8 @@ import type { AbortRollout, ChangeRollout, RolloutDoc, StartRollout } from './ro
 /** Who the audit log names when the API itself rolls a canary back. */
 export const AUTOMATIC_ROLLBACK_ACTOR = 'atrium-api (automatic rollback)';
 
+const AUTOMATIC_ROLLBACK: AuditActor = { actor: AUTOMATIC_ROLLBACK_ACTOR, name: null };
+
 /**
  * Canaries: a published version served instead of the active one to a share of people and to holders of
  * named roles (cohort.ts decides who). Started, changed, promoted and aborted by an administrator or the
@@ -52,7 +54,7 @@ export class RolloutService {
   /** Starts a canary of a published version whose shared dependencies match what is live (SharedDependencyGate). */
   async start(user: AuthenticatedUser, name: string, input: StartRollout): Promise<RolloutDoc> {
     const { admin } = requireDeployRole(user);
-    return this.gate.guard(user.actor, 'canary', (check) =>
+    return this.gate.guard(user, 'canary', (check) =>
       this.activeRemotes.change(this.em, async (em) => {
         const remote = await this.ownedRemote(em, user, admin, name);
         assertMayTarget(admin, remote, input.roles ?? []);
@@ -89,6 +91,7 @@ export class RolloutService {
           em,
           {
             actor: user.actor,
+            actorName: user.name,
             action: 'remote.rollout.started',
             target: `${name}@${input.version}`,
             details: {
@@ -125,6 +128,7 @@ export class RolloutService {
           em,
           {
             actor: user.actor,
+            actorName: user.name,
             action: 'remote.rollout.changed',
             target: `${name}@${rollout.version}`,
             details: { remote: name, version: rollout.version, changes },
@@ -150,7 +154,7 @@ export class RolloutService {
         em,
         this.audit,
         this.canaries,
-        user.actor,
+        user,
         remote,
         target,
         now,
@@ -160,6 +164,7 @@ export class RolloutService {
         em,
         {
           actor: user.actor,
+          actorName: user.name,
           action: 'remote.rollout.promoted',
           target: `${name}@${rollout.version}`,
           details: { remote: name, version: rollout.version, previousVersion: previous },
@@ -178,7 +183,7 @@ export class RolloutService {
     return this.activeRemotes.change(this.em, async (em) => {
       await this.ownedRemote(em, user, admin, name);
       const rollout = await runningRollout(em, name);
-      this.end(em, rollout, user.actor, 'remote.rollout.aborted', input.reason ?? null, {});
+      this.end(em, rollout, user, 'remote.rollout.aborted', input.reason ?? null, {});
       await em.flush();
       countRolloutStep('aborted');
       return toRolloutDoc(rollout, await stableVersionOf(em, name));
@@ -200,7 +205,7 @@ export class RolloutService {
       await lockRemote(em, this.config.database, name);
       const rollout = await em.findOne(RemoteRollout, { remote: name, state: 'running', version });
       if (!rollout) return false;
-      this.end(em, rollout, AUTOMATIC_ROLLBACK_ACTOR, 'remote.rollout.rolled_back', why, evidence);
+      this.end(em, rollout, AUTOMATIC_ROLLBACK, 'remote.rollout.rolled_back', why, evidence);
       await em.flush();
       countRolloutStep('rolled_back');
       return true;
@@ -221,18 +226,19 @@ export class RolloutService {
   private end(
     em: EntityManager,
     rollout: RemoteRollout,
-    actor: string,
+    by: AuditActor,
     action: 'remote.rollout.aborted' | 'remote.rollout.rolled_back',
     reason: string | null,
     evidence: Record<string, unknown>,
   ): void {
     const now = new Date();
-    em.assign(rollout, { state: 'aborted', endedBy: actor, endedAt: now, updatedAt: now, reason });
+    em.assign(rollout, { state: 'aborted', endedBy: by.actor, endedAt: now, updatedAt: now, reason });
     const name = rollout.remote.name;
     this.audit.record(
       em,
       {
-        actor,
+        actor: by.actor,
+        actorName: by.name,
         action,
         target: `${name}@${rollout.version}`,
         details: { remote: name, version: rollout.version, reason, ...evidence },

@@ -811,6 +811,11 @@ export interface components {
             /** @description distinct people who reported this side */
             readonly reporters: number;
         };
+        /**
+         * @description An action of the platform's: remote.created, remote.updated (details: each changed setting's from and to), remote.version.published, remote.version.activated, remote.version.refused (details: the act refused, its reason and the shared-dependency conflicts), remote.version.withdrawn, remote.rollout.* (a canary's steps), dev.override.* (a developer's dev overrides), account.deleted
+         * @enum {string}
+         */
+        readonly AuditAction: "remote.created" | "remote.updated" | "remote.version.published" | "remote.version.activated" | "remote.version.refused" | "remote.version.withdrawn" | "remote.rollout.started" | "remote.rollout.changed" | "remote.rollout.promoted" | "remote.rollout.aborted" | "remote.rollout.rolled_back" | "dev.override.activated" | "dev.override.reset" | "account.deleted";
         readonly AuditPage: {
             readonly items: readonly components["schemas"]["AuditEvent"][];
             readonly pageSize: number;
@@ -821,6 +826,7 @@ export interface components {
          * @example {
          *       "id": 42,
          *       "actor": "atrium-deployer",
+         *       "actorName": null,
          *       "action": "remote.version.activated",
          *       "target": "profile@1.0.1",
          *       "details": {
@@ -831,9 +837,11 @@ export interface components {
          */
         readonly AuditEvent: {
             readonly id: number;
+            /** @description the person's user name, or the client id of a service account */
             readonly actor: string;
-            /** @description remote.created, remote.updated (details: each changed setting's from and to), remote.version.published, remote.version.activated or remote.version.refused (details: the act refused, its reason and the shared-dependency conflicts) */
-            readonly action: string;
+            /** @description the person's display name when the entry was written (their token's name); null for a client */
+            readonly actorName: string | null;
+            readonly action: components["schemas"]["AuditAction"] | string;
             readonly target: string;
             readonly details: {
                 readonly [key: string]: unknown;
@@ -2708,8 +2716,10 @@ export interface operations {
                 readonly pageSize?: number;
                 readonly before?: string;
                 readonly actor?: string;
-                readonly action?: string;
+                readonly action?: components["schemas"]["AuditAction"] | string;
                 readonly target?: string;
+                /** @description only the entries about this remote (its settings, versions, canaries and dev overrides) */
+                readonly remote?: string;
                 readonly from?: string;
                 readonly to?: string;
             };

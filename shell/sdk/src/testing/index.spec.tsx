@@ -41,4 +41,14 @@ describe('renderFeature', () => {
     expect(view.navigations).toEqual(['/admin/audit']);
     expect(view.themes).toEqual(['dark']);
   });
+
+  it('keeps the path as the location and the query string in the page address, as the shell does', () => {
+    const view = renderFeature(<WhoAmI />, { location: '/admin/audit?actor=ada' });
+    expect(screen.getByTestId('who').textContent).toContain('at /admin/audit in');
+    expect(window.location.pathname).toBe('/admin/audit');
+    expect(window.location.search).toBe('?actor=ada');
+    fireEvent.click(screen.getByRole('link', { name: 'Audit log' }));
+    expect(window.location.search).toBe('');
+    expect(view.navigations).toEqual(['/admin/audit']);
+  });
 });

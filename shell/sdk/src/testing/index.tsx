@@ -42,7 +42,10 @@ export interface RenderFeatureOptions {
   readonly roles?: readonly string[];
   /** The API client, or the base URL of one from {@link testApiClient}. */
   readonly api?: ApiClient | string;
-  /** The in-app path at the start, e.g. `/admin/audit` (default `/`). */
+  /**
+   * The page's address at the start, e.g. `/admin/audit` or `/admin/audit?actor=ada` (default `/`): the
+   * path is `useLocationPath()`, the whole address `window.location`, as in the shell.
+   */
   readonly location?: string;
   /** The theme applied at the start (default `system`). */
   readonly theme?: ThemePreference;
@@ -53,7 +56,7 @@ export interface RenderFeatureResult extends RenderResult {
   /** The user and API client the feature got. */
   readonly user: AtriumUser;
   readonly api: ApiClient;
-  /** Every `navigate(to)` call, in order; the location follows them as in the shell. */
+  /** Every `navigate(to)` call, in order; the location and the page's address follow them as in the shell. */
   readonly navigations: string[];
   /** Every `setTheme(theme)` call, in order. */
   readonly themes: ThemePreference[];
@@ -61,9 +64,13 @@ export interface RenderFeatureResult extends RenderResult {
   readonly signOuts: () => number;
 }
 
+/** The path of an in-app address: what the shell's router matches, without the query string or fragment. */
+const pathOf = (address: string): string => address.replace(/[?#].*$/, '') || '/';
+
 /**
  * Renders a feature (or any part of one) inside a signed-in {@link AtriumProvider}, as the shell mounts it:
- * `useAtrium()`, `useApi()`, `Link` and `useNavigate()` work, and navigating changes `useLocationPath()`.
+ * `useAtrium()`, `useApi()`, `Link` and `useNavigate()` work, and navigating changes `useLocationPath()` and,
+ * through the history, `window.location` (its query string included).
  *
  * ```tsx
  * const view = renderFeature(<Feature basePath="/admin" />, { roles: ['atrium-admin'], location: '/admin' });
@@ -81,9 +88,11 @@ export function renderFeature(ui: ReactNode, options: RenderFeatureOptions = {})
   const navigations: string[] = [];
   const themes: ThemePreference[] = [];
   let signOuts = 0;
+  const start = options.location ?? '/';
+  window.history.replaceState(null, '', start);
 
   function TestShell({ children }: { children?: ReactNode }) {
-    const [location, setLocation] = useState(options.location ?? '/');
+    const [location, setLocation] = useState(pathOf(start));
     const [theme, setThemeState] = useState<ThemePreference>(options.theme ?? 'system');
     const context = useMemo<AtriumContextValue>(
       () => ({
@@ -98,9 +107,10 @@ export function renderFeature(ui: ReactNode, options: RenderFeatureOptions = {})
           signOuts += 1;
           return Promise.resolve();
         },
-        navigate: (to) => {
+        navigate: (to, navigation) => {
           navigations.push(to);
-          setLocation(to);
+          window.history[navigation?.replace ? 'replaceState' : 'pushState'](null, '', to);
+          setLocation(pathOf(to));
         },
         location,
       }),
