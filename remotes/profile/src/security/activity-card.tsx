@@ -1,29 +1,14 @@
-import type { AccountActivity, SecurityEvent, SecurityEventType } from '@atrium/sdk';
+import type { AccountActivity, SecurityEvent } from '@atrium/sdk';
+import { SECURITY_EVENT_WORDS } from '@atrium/sdk/security-event-words';
 import { ResourceView, useApiResource } from '@atrium/sdk/ui';
 import { credentialName } from './credential-names';
 import { formatTime } from './format-time';
 
-const LABELS: Record<SecurityEventType, string> = {
-  LOGIN: 'Signed in',
-  LOGIN_ERROR: 'Failed sign-in',
-  LOGOUT: 'Signed out',
-  REGISTER: 'Account created',
-  VERIFY_EMAIL: 'E-mail address verified',
-  RESET_PASSWORD: 'Password reset requested',
-  UPDATE_PASSWORD: 'Password changed',
-  UPDATE_PASSWORD_ERROR: 'Password change failed',
-  UPDATE_CREDENTIAL: 'Sign-in method changed',
-  UPDATE_CREDENTIAL_ERROR: 'Sign-in method change failed',
-  REMOVE_CREDENTIAL: 'Sign-in method removed',
-  UPDATE_TOTP: 'Authenticator app set up',
-  REMOVE_TOTP: 'Authenticator app removed',
-};
-
 function describe(event: SecurityEvent): string {
   const credential = event.credential ? credentialName(event.credential) : null;
   return credential && event.type !== 'LOGIN' && event.type !== 'LOGIN_ERROR'
-    ? `${LABELS[event.type]} (${credential})`
-    : LABELS[event.type];
+    ? `${SECURITY_EVENT_WORDS[event.type]} (${credential})`
+    : SECURITY_EVENT_WORDS[event.type];
 }
 
 /** Recent sign-ins, failed sign-ins and credential changes, from Keycloak's events. */
