@@ -208,6 +208,11 @@ for (const width of SCREEN_WIDTHS) {
 
       await signInAtKeycloak(page, 'ada', 'ada');
       await expect(page.getByTestId('signed-in-user')).toBeVisible();
+      // Another journey may have left ada a theme of her own: the pictures follow the emulated one.
+      await page.goto('/profile');
+      await expect(page.getByTestId('profile-email')).toBeVisible();
+      await followSystemTheme(page);
+      await page.goto('/');
       await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
       await expect(page.locator('.feature-card').first()).toBeVisible();
       await screen('home');
