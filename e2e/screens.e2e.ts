@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import type { components } from '@atrium/sdk/api-types';
 import {
@@ -18,7 +17,7 @@ import { allowAccountAccess, LOGIN_PAGE, signInAtKeycloak } from '@atrium/test-s
 // narrowest and the widest window: no sideways scrolling, and no line of text stretched across a wide monitor.
 //
 // A picture shows what is the same on every run. Dates and times show in one locale and time zone, and are
-// masked; what other journeys add to the shared stack (remotes, versions) is hidden by screenshots.css; the
+// masked; what other journeys add to the shared stack (remotes, versions) is hidden; the
 // field health and the audit log, which change with every load and every act, are answered from the API's real
 // answers with fixed numbers and entries (typed by the API's contract).
 
@@ -27,17 +26,36 @@ test.use({ locale: 'en-GB', timezoneId: 'UTC' });
 const realm = realmAdmin();
 test.afterAll(() => realm.removeAll());
 
-/** Hides what other journeys add to the shared stack: the pictures show the platform's own two remotes. */
-const SCREENSHOT_STYLE = fileURLToPath(new URL('./screenshots.css', import.meta.url));
+/**
+ * What other journeys add to the shared stack (remotes, their versions, cards and links): hidden from the pictures,
+ * which show the platform's own two remotes whatever ran first.
+ */
+const ADDED_BY_OTHER_JOURNEYS = [
+  ".main-nav li:not(:has(> a[href='/'], > a[href='/profile'], > a[href='/admin']))",
+  ".feature-list > li:not(:has(> a[href='/profile'], > a[href='/admin']))",
+  "section.atrium-admin__card[data-testid^='remote-']:not([data-testid='remote-profile'], [data-testid='remote-admin'])",
+  "article[data-testid^='rollouts-']:not([data-testid='rollouts-profile'], [data-testid='rollouts-admin'])",
+  "tr[data-testid^='version-']:not([data-testid='version-1.0.0'])",
+].join(', ');
+
+/**
+ * Hides {@link ADDED_BY_OTHER_JOURNEYS} on the page as it is now. From script, element by element: the shell's
+ * Content-Security-Policy refuses a style sheet added to the page (toHaveScreenshot's `stylePath`), rightly.
+ */
+async function hideWhatOtherJourneysAdd(page: Page): Promise<void> {
+  await page.evaluate((selector) => {
+    for (const element of document.querySelectorAll<HTMLElement>(selector)) {
+      element.style.setProperty('display', 'none', 'important');
+    }
+  }, ADDED_BY_OTHER_JOURNEYS);
+}
 
 /** The page as it looks now, compared with its baseline `<name>.png`; `<time>` elements and `mask` masked. */
 async function picture(target: Page | Locator, name: string, mask: Locator[] = []): Promise<void> {
   const page = 'page' in target ? target.page() : target;
+  await hideWhatOtherJourneysAdd(page);
   // Only what shows: a closed <details>' times have boxes too.
-  const options = {
-    mask: [page.locator('time').filter({ visible: true }), ...mask],
-    stylePath: SCREENSHOT_STYLE,
-  };
+  const options = { mask: [page.locator('time').filter({ visible: true }), ...mask] };
   if ('page' in target) await expect(target).toHaveScreenshot(`${name}.png`, options);
   else await expect(target).toHaveScreenshot(`${name}.png`, { ...options, fullPage: true });
 }
