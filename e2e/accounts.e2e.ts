@@ -16,6 +16,7 @@ import {
 import { realmAdminHeaders } from '@atrium/test-support/keycloak';
 import { linkIn, waitForMail } from '@atrium/test-support/mail';
 import { ISSUER, KEYCLOAK_URL, SHELL_URL } from '@atrium/test-support/addresses';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 /** Keycloak's event log for the person and its settings, read as the realm's administrator would. */
 async function recordedEvents(
@@ -59,6 +60,7 @@ test('a new person registers from the sign-in page, verifies the e-mail from the
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByRole('link', { name: 'Profile' })).toBeVisible();
   await expect(nav.getByRole('link', { name: 'Admin' })).toHaveCount(0);
+  await expectAccessible(page, 'profile-new-person');
 });
 
 test('a person who forgot their password sets a new one from the reset mail; the old one is refused, the new one works', async ({
@@ -75,13 +77,14 @@ test('a person who forgot their password sets a new one from the reset mail; the
   await page.goto('/profile');
   await expect(page).toHaveURL(LOGIN_PAGE);
   await page.getByRole('link', { name: 'Forgot Password?' }).click();
-  await expectAtriumTheme(page);
+  await expect(page.getByRole('heading', { name: /forgot your password/i })).toBeVisible();
+  await expectAtriumTheme(page, 'keycloak-forgot-password');
   await page.getByLabel('Username or email', { exact: true }).fill(person.email);
   await page.getByRole('button', { name: 'Submit' }).click();
   await expect(
     page.getByText('You should receive an email shortly with further instructions.'),
   ).toBeVisible();
-  await expectAtriumTheme(page);
+  await expectAtriumTheme(page, 'keycloak-reset-mail-sent');
 
   const resetMail = await waitForMail(inbox(), person.email, { subject: /^Reset password$/ });
   expectAtriumMail(resetMail);
@@ -98,7 +101,7 @@ test('a person who forgot their password sets a new one from the reset mail; the
   // Keycloak spent the link on its first use: it answers "Action expired", never the password form.
   await page.goto(resetLink);
   await expect(page.getByText(/^Action expired\. Please continue with login now\.$/)).toBeVisible();
-  await expectAtriumTheme(page);
+  await expectAtriumTheme(page, 'keycloak-action-expired');
   await expect(page.getByLabel('New Password', { exact: true })).toHaveCount(0);
 
   // The old password is refused.
@@ -106,6 +109,7 @@ test('a person who forgot their password sets a new one from the reset mail; the
   await signInAtKeycloak(page, person.email, person.password);
   await expect(page.getByText('Invalid username or password.')).toBeVisible();
   await expect(page).toHaveURL(/\/realms\/atrium\//);
+  await expectAtriumTheme(page, 'keycloak-sign-in-refused');
 
   // The new one works.
   await page.getByLabel('Password', { exact: true }).fill(newPassword);

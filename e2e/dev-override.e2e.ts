@@ -6,6 +6,7 @@ import { repoRoot } from '../infra/lib/paths.ts';
 import { openAs } from '@atrium/test-support/journeys';
 import { callApiInPage } from '@atrium/test-support/page-session';
 import { RELEASE_STORE_URL } from '@atrium/test-support/addresses';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 // The profile remote's dev server (`npm run dev --workspace remotes/profile`, port atrium.devPort 5001).
 const DEV_SERVER = 'http://localhost:5001';
@@ -89,6 +90,7 @@ test('a developer runs the profile remote from her dev server in this tab only, 
   const confirmation = page.getByTestId('dev-override-confirm');
   await expect(confirmation).toContainText(`Load profile in this tab from ${DEV_SERVER}?`);
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
+  await expectAccessible(page, 'dev-override-confirm');
   expect(fromDevServer).toEqual([]);
   expect(await page.evaluate(() => sessionStorage.getItem('atrium-dev-override'))).toBeNull();
 
@@ -100,6 +102,8 @@ test('a developer runs the profile remote from her dev server in this tab only, 
   expect(fromDevServer).toContain(`${DEV_SERVER}/remoteEntry.js`);
   // The dev build's own chunks and web socket run under the shell's Trusted Types and CSP.
   expect(await violations()).toEqual([]);
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'dev-override-active');
 
   // This tab's session only: another tab of the same browser loads the active release.
   const other = await page.context().newPage();
@@ -114,6 +118,7 @@ test('a developer runs the profile remote from her dev server in this tab only, 
   await expect(other.getByTestId('audit-table')).toContainText(
     `Loaded profile from a dev server (${devManifest}) in one session`,
   );
+  await expectAccessible(other, 'admin-audit');
   await other.close();
 
   await banner.getByRole('button', { name: 'Reset to the active release' }).click();
@@ -134,6 +139,8 @@ test('a developer runs the profile remote from her dev server in this tab only, 
   );
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
   expect(afterReset).toEqual([]);
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'dev-override-ignored');
 });
 
 test('a dev-override link changes nothing when the person does not confirm it', async ({ page }) => {
@@ -197,6 +204,7 @@ test('a person without the developer role gets no override, by link or by writin
   await expect(page.getByTestId('dev-override-refused')).toContainText('it needs the role atrium-developer');
   await expect(page.getByTestId('dev-override-confirm')).toHaveCount(0);
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expectAccessible(page, 'dev-override-refused');
 
   // Planting the override in the tab's storage (say, through a shared computer) changes nothing either.
   await page.evaluate(

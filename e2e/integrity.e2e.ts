@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { MANIFEST_FILE_HASHES } from '@atrium/sdk/remote-entry';
 import { publishFixture, releaseStoreDir, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
 import { openAs } from '@atrium/test-support/journeys';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 // Each attack's code would set this global if it ever ran.
 const PWNED = '__pwned';
@@ -63,8 +64,10 @@ async function expectShellStillWorks(page: Page) {
   const nav = page.getByRole('navigation', { name: 'Main' });
   await nav.getByRole('link', { name: 'Profile' }).click();
   await expect(page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
+  await expectAccessible(page, 'profile');
   await nav.getByRole('link', { name: 'Home' }).click();
   await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+  await expectAccessible(page, 'home');
 }
 
 /** An ES module that would take over the remote's slot and mark the page. */
@@ -288,6 +291,7 @@ for (const attack of [
           `could not be loaded from http://localhost:4100/profile/${version}/${fileName}`,
         );
       }
+      await expectAccessible(page, 'remote-unavailable-integrity');
       expect(await attackTook(page)).toBe(false);
       expect(consoleErrors.join('\n')).toMatch(/integrity/i);
       // Another remote still works.

@@ -4,6 +4,7 @@ import { BUDGETS } from '../infra/budgets/bundle-sizes.ts';
 import { publishFixture, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
 import { openAs } from '@atrium/test-support/journeys';
 import { RELEASE_STORE_URL } from '@atrium/test-support/addresses';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 test('alice sees Profile but not Admin, and no file of the admin remote is ever requested', async ({
   page,
@@ -20,6 +21,7 @@ test('alice sees Profile but not Admin, and no file of the admin remote is ever 
   const features = page.getByRole('region', { name: 'Your features' });
   await expect(features.getByRole('link', { name: 'Profile' })).toBeVisible();
   await expect(features.getByRole('link', { name: 'Admin' })).toHaveCount(0);
+  await expectAccessible(page, 'home');
 
   await nav.getByRole('link', { name: 'Profile' }).click();
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
@@ -29,6 +31,7 @@ test('alice sees Profile but not Admin, and no file of the admin remote is ever 
   await page.goto('/admin');
   await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
   await expect(page).toHaveTitle('Page not found · Atrium');
+  await expectAccessible(page, 'not-found');
 
   expect(requested.filter((url) => url.startsWith(`${RELEASE_STORE_URL}/profile/`)).length).toBeGreaterThan(
     0,
@@ -46,12 +49,15 @@ test('ada sees Profile and Admin and opens the registry console', async ({ page 
   await expect(page.getByRole('heading', { name: 'Registry console' })).toBeVisible();
   await expect(page.getByTestId('remote-profile').getByTestId('active-version')).toHaveText(/\d+\.\d+\.\d+/);
   await expect(page).toHaveTitle('Remotes · Registry console · Atrium');
+  await expectAccessible(page, 'admin-remotes');
 
   // The console's own navigation goes through the sdk's Link: no reload, the shell's router moves.
   await page.getByRole('link', { name: 'Audit log' }).click();
   await expect(page).toHaveURL('http://localhost:4000/admin/audit');
   await expect(page.getByText('Page 1', { exact: true })).toBeVisible();
   await expect(page).toHaveTitle('Audit log · Registry console · Atrium');
+  await expect(page.getByTestId('audit-table')).toBeVisible();
+  await expectAccessible(page, 'admin-audit');
   // Back at home the remote's title is gone with it.
   await nav.getByRole('link', { name: 'Home' }).click();
   await expect(page).toHaveTitle('Home · Atrium');
@@ -68,11 +74,13 @@ test('an admin hides a feature from everyone but admins in the console: alice no
   const alice = await browser.newPage();
   await openAs(alice, '/notice', 'alice');
   await expect(alice.getByRole('main').getByText('Notice board')).toBeVisible();
+  await expectAccessible(alice, 'fixture-remote');
 
   await openAs(page, '/admin', 'ada');
   await page.getByRole('button', { name: 'Edit settings of Notice' }).click();
   const form = page.getByRole('form', { name: 'Settings of Notice' });
   await form.getByLabel('Required roles').fill('atrium-admin');
+  await expectAccessible(page, 'admin-remote-settings');
   await form.getByRole('button', { name: 'Save settings' }).click();
   await expect(page.getByText('Notice saved')).toBeVisible();
   await expect(page.getByTestId('remote-notice')).toContainText('needs atrium-admin');

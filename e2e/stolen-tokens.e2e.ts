@@ -5,6 +5,7 @@ import { createDpopKey } from '@atrium/test-support/dpop';
 import { openAs } from '@atrium/test-support/journeys';
 import { claimsOf, redeemRefreshToken } from '@atrium/test-support/keycloak';
 import { nextRenewal, redeemInPage, storedSession } from '@atrium/test-support/page-session';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 /** The person keeps working: a preference saved through the API (a write, then the page reads it back). */
 async function saveTheme(page: Page, theme: 'Light' | 'Dark'): Promise<void> {
@@ -19,6 +20,7 @@ test('a refresh token copied out of the page is refused elsewhere and once spent
   test.setTimeout(240_000);
   await openAs(page, '/profile', 'alice');
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expectAccessible(page, 'profile');
 
   // Code in the page reads the session out of storage and sends it home.
   const stolen = await storedSession(page);

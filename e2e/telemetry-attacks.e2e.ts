@@ -5,6 +5,7 @@ import { API_URL, ISSUER } from '@atrium/test-support/addresses';
 import { publishFixture, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
 import { newPerson, register, signInAtKeycloak, verifyFromInbox } from '@atrium/test-support/journeys';
 import { realmAdmin } from '@atrium/test-support/keycloak';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 /** What the API has added up for a remote so far, per version: loads tried and loads that failed. */
 async function healthOf(remote: string): Promise<Record<string, { attempts: number; failures: number }>> {
@@ -63,6 +64,7 @@ test("a remote that writes another remote's failure marks in every visitor's bro
   // And the person keeps working: the victim loads and works for them.
   await page.goto('/prey');
   await expect(page.getByRole('main').getByText('Prey works')).toBeVisible();
+  await expectAccessible(page, 'fixture-remote');
 });
 
 test('a person who registers themselves and sends field telemetry with their own OIDC client code: forged batches are refused, counting nothing', async ({

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { releaseStoreDir } from '@atrium/test-support/fixture-remotes';
 import { openAs } from '@atrium/test-support/journeys';
 import { API_URL, KEYCLOAK_URL, RELEASE_STORE_URL } from '@atrium/test-support/addresses';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 const MAIL_INBOX = 'http://localhost:1080';
 
@@ -164,4 +165,5 @@ test('a script URL injected into the page is refused by Trusted Types and never 
   await page.goto('/profile');
   await expect(page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
   expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+  await expectAccessible(page, 'profile');
 });
