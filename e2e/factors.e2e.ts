@@ -175,9 +175,9 @@ test('a person sets up an authenticator app, signs in with a code (a wrong one i
   await expect(page.getByText('SHA1')).toBeVisible();
   await expectAccessible(page, 'keycloak-otp-setup-key');
   const setupAt = Date.now() / 1000;
-  // (The setup page's labels name no input, so the fields are found by their ids.)
-  await page.locator('#totp').fill(codeAt(secret, setupAt));
-  await page.locator('#userLabel').fill('Journey phone');
+  // The fields by their labels (Keycloak's own labels named no input: the theme's copy of the page fixes them).
+  await page.getByLabel('One-time code').fill(codeAt(secret, setupAt));
+  await page.getByLabel('Device Name').fill('Journey phone');
   await page.getByRole('button', { name: 'Submit' }).click();
   await backToShell(page, person);
   expect(await realm.credentialTypes(person)).toEqual(['otp', 'password']);
