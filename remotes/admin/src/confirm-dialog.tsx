@@ -1,4 +1,4 @@
-import { Button } from '@atrium/sdk/ui';
+import { Button, useReturnFocus } from '@atrium/sdk/ui';
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 export interface ConfirmDialogProps {
@@ -18,7 +18,8 @@ export interface ConfirmDialogProps {
 
 /**
  * A modal confirmation on the native <dialog>: it traps focus, closes on Escape and returns focus to the
- * button that opened it, without a dialog library in the bundle.
+ * button that opened it (useReturnFocus: the browser does not when React removes an open dialog), without a
+ * dialog library in the bundle.
  */
 export function ConfirmDialog({
   title,
@@ -33,6 +34,7 @@ export function ConfirmDialog({
 }: ConfirmDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
+  useReturnFocus();
   useEffect(() => {
     const dialog = ref.current;
     if (dialog !== null && !dialog.open && typeof dialog.showModal === 'function') dialog.showModal();

@@ -11,6 +11,7 @@ export type { ButtonProps } from './button';
 export { describeApiError } from './describe-api-error';
 export { ChoiceField, Field, SelectField } from './field';
 export type { Choice, ChoiceFieldProps, FieldProps, SelectFieldProps } from './field';
+export { useReturnFocus } from './focus';
 export { FormRow } from './form-row';
 export type { FormRowProps } from './form-row';
 export { DOCUMENT_TITLE_SUFFIX, Page, useDocumentTitle } from './page';
