@@ -43,9 +43,12 @@ class StoreFile {
   }
 }
 
-/** A signed-in page of its own (nothing comes from an earlier page's cache) that records what it requests. */
+/**
+ * A signed-in page in a browser context of its own (nothing comes from an earlier page's cache) that records what
+ * it requests. (A context, not browser.newPage(): axe-core opens a page of its own in the page's context.)
+ */
 async function openFresh(browser: Browser, path: string) {
-  const page = await browser.newPage();
+  const page = await (await browser.newContext()).newPage();
   const requested: string[] = [];
   const consoleErrors: string[] = [];
   page.on('request', (request) => requested.push(request.url()));
@@ -110,7 +113,7 @@ test('a manifest swapped for one naming an ES module the attacker wrote into the
     await main.getByRole('button', { name: 'Retry' }).click();
     await expect(main.getByText('The genuine swapped release')).toBeVisible();
     expect(await pwned(page)).toBeUndefined();
-    await page.close();
+    await page.context().close();
   } finally {
     manifest.restore();
   }
@@ -156,7 +159,7 @@ test('a manifest swapped for one pointing at another origin is refused and nothi
     await main.getByRole('button', { name: 'Retry' }).click();
     await expect(main.getByText('The genuine elsewhere release')).toBeVisible();
     expect(attackerRequests).toEqual([]);
-    await page.close();
+    await page.context().close();
   } finally {
     manifest.restore();
     await new Promise((resolve) => attacker.close(resolve));
@@ -186,7 +189,7 @@ test('a published release whose manifest names an ES module entry is refused, ev
   expect(await pwned(page)).toBeUndefined();
   expect(requested.filter((url) => url.includes('entry.mjs'))).toEqual([]);
   await expectShellStillWorks(page);
-  await page.close();
+  await page.context().close();
 });
 
 test('a line appended to remoteEntry.js is refused by the browser and Retry works once the file is restored', async ({
@@ -217,7 +220,7 @@ test('a line appended to remoteEntry.js is refused by the browser and Retry work
     await main.getByRole('button', { name: 'Retry' }).click();
     await expect(main.getByText('The genuine release')).toBeVisible();
     expect(await pwned(page)).toBeUndefined();
-    await page.close();
+    await page.context().close();
   } finally {
     entry.restore();
   }
@@ -234,7 +237,7 @@ async function profileRelease(browser: Browser) {
   const { page, consoleErrors } = await openFresh(browser, '/profile');
   await expect(page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
   const version = await page.locator('[data-remote="profile"]').getAttribute('data-remote-version');
-  await page.close();
+  await page.context().close();
   // Its Feature's files loaded with the hashes its manifest records: a wrong one would be refused, loudly.
   expect(consoleErrors.join('\n')).not.toMatch(/integrity/i);
   const manifest = JSON.parse(
@@ -307,7 +310,7 @@ for (const attack of [
       await main.getByRole('button', { name: 'Retry' }).click();
       await expect(page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
       expect(await attackTook(page)).toBe(false);
-      await page.close();
+      await page.context().close();
     } finally {
       file.restore();
     }

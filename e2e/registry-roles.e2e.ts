@@ -71,7 +71,8 @@ test('an admin hides a feature from everyone but admins in the console: alice no
   // Created by the platform for everyone, published by its owning deployer.
   await publishFixture('notice', dir, '/notice', []);
 
-  const alice = await browser.newPage();
+  // A browser context of her own (axe-core opens a page of its own in the page's context).
+  const alice = await (await browser.newContext()).newPage();
   await openAs(alice, '/notice', 'alice');
   await expect(alice.getByRole('main').getByText('Notice board')).toBeVisible();
   await expectAccessible(alice, 'fixture-remote');
@@ -98,7 +99,7 @@ test('an admin hides a feature from everyone but admins in the console: alice no
   await alice.goto('/notice');
   await expect(alice.getByRole('heading', { name: 'Page not found' })).toBeVisible();
   expect(requested.filter((url) => url.startsWith(`${RELEASE_STORE_URL}/notice/`))).toEqual([]);
-  await alice.close();
+  await alice.context().close();
 
   await page.getByRole('link', { name: 'Audit log' }).click();
   await expect(page.getByTestId('audit-table')).toContainText('Changed the required roles');
