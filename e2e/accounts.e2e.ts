@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import type { APIRequestContext } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import {
   choosePassword,
   expectAtriumMail,
@@ -71,6 +72,7 @@ test('a person who forgot their password sets a new one from the reset mail; the
   await register(page, person);
   await verifyFromInbox(page, person);
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
+  await expectAccessible(page, 'profile');
   await signOut(page);
 
   // Signed out, the person asks for a reset from the sign-in page, naming their e-mail address.

@@ -1,4 +1,5 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import type { Browser, Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -111,6 +112,8 @@ test('a developer runs the profile remote from her dev server in this tab only, 
   await other.goto('/profile');
   await expect(other.getByRole('heading', { name: 'Your account' })).toBeVisible();
   await expect(other.getByTestId('dev-override')).toHaveCount(0);
+  await expect(other.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(other, 'profile');
   expect(otherFromDevServer).toEqual([]);
 
   // In the audit log, by whom and from where.
@@ -157,6 +160,8 @@ test('a dev-override link changes nothing when the person does not confirm it', 
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
   await expect(page.getByTestId('dev-override-profile')).toHaveCount(0);
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'profile');
   expect(posted).toEqual([]);
   expect(fromDevServer).toEqual([]);
 });
@@ -169,6 +174,8 @@ test('saving a component under the dev server changes the open shell page, witho
   await openAs(page, '/profile', 'ada');
   await overrideProfile(page);
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'dev-override-active');
   const navigations: string[] = [];
   page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations.push(frame.url()));
   await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
@@ -263,6 +270,8 @@ test("a developer following an attacker's link to another origin runs none of it
     `${evil} is not an origin this shell allows`,
   );
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'dev-override-refused');
   await expect(page.getByTestId('dev-override-profile')).toHaveCount(0);
   expect(fromEvil).toEqual([]);
 });
@@ -280,6 +289,8 @@ test('a link overriding a remote from the release store is refused: no other rel
   );
   await expect(page.getByTestId('dev-override-confirm')).toHaveCount(0);
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'dev-override-refused');
   expect(fromStore).toEqual([]);
   // Asked directly, the API refuses it too.
   const asked = await callApiInPage(page, 'POST', '/api/dev-overrides', {
@@ -303,6 +314,8 @@ test('an override of the admin console is refused by the shell and by the API, t
     'admin is a remote only administrators may see, which no dev override replaces.',
   );
   await expect(page.getByTestId('dev-override-confirm')).toHaveCount(0);
+  await expect(page.getByTestId('remote-profile')).toBeVisible();
+  await expectAccessible(page, 'dev-override-refused-admin');
 
   // A script in the page going past the shell, straight to the API with the page's token and key.
   const asked = await callApiInPage(page, 'POST', '/api/dev-overrides', {

@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { createHash, randomBytes } from 'node:crypto';
 import { generateSync } from 'otplib';
 import { KEYCLOAK_URL, SHELL_URL } from '@atrium/test-support/addresses';
@@ -111,6 +112,8 @@ test('a person registers a passkey, signs out, signs in with it and no password,
   // Passkey" while autofill answers sends the page's form twice, and Keycloak refuses the second as out of date.
   await signOutToShell(page);
   await expect(page.getByTestId('signed-in-user')).toHaveText(`${person.firstName} ${person.lastName}`);
+  await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+  await expectAccessible(page, 'home');
   await page.goto('/profile');
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
   const { credentials: used } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });

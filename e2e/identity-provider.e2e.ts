@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { LOGIN_PAGE, signInAtKeycloak } from '@atrium/test-support/journeys';
 import { keycloakProcess, realmAdmin, type TestPerson } from '@atrium/test-support/keycloak';
 import { storedSession } from '@atrium/test-support/page-session';
@@ -13,6 +14,7 @@ async function signInAt(page: Page, path: string, person: TestPerson): Promise<v
   await page.goto(path);
   await signInAtKeycloak(page, person.username, person.password);
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
+  await expectAccessible(page, 'profile');
 }
 
 /** Seconds since `start`, for the journey's notes. */
@@ -96,6 +98,8 @@ test('Keycloak stopped: at boot, during renewal and at sign-out the shell says s
     waitUntil: 'commit',
     timeout: 30_000,
   });
+  // Signed out, the shell sends the browser on to sign in by itself; then the person asks for a page again.
+  await expect(page).toHaveURL(LOGIN_PAGE);
   await page.goto('/profile');
   await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
 });

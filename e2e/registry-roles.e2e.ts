@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { gzipSync } from 'node:zlib';
 import { BUDGETS } from '../infra/budgets/bundle-sizes.ts';
 import { publishFixture, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
@@ -26,6 +26,7 @@ test('alice sees Profile but not Admin, and no file of the admin remote is ever 
   await nav.getByRole('link', { name: 'Profile' }).click();
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
   await expect(page).toHaveTitle('Your account · Atrium');
+  await expectAccessible(page, 'profile');
 
   // Typing the admin route is no way in either: the shell does not know the remote at all.
   await page.goto('/admin');
@@ -43,6 +44,8 @@ test('ada sees Profile and Admin and opens the registry console', async ({ page 
   await openAs(page, '/', 'ada');
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByRole('link', { name: 'Profile' })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+  await expectAccessible(page, 'home');
   await nav.getByRole('link', { name: 'Admin' }).click();
 
   await expect(page).toHaveURL('http://localhost:4000/admin');
@@ -103,12 +106,15 @@ test('an admin hides a feature from everyone but admins in the console: alice no
 
   await page.getByRole('link', { name: 'Audit log' }).click();
   await expect(page.getByTestId('audit-table')).toContainText('Changed the required roles');
+  await expectAccessible(page, 'admin-audit');
 });
 
 test('the shell loads at most its budget of JavaScript (130 KB gzip) before the first remote, which renders soon after', async ({
   page,
 }) => {
   await openAs(page, '/', 'alice');
+  await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+  await expectAccessible(page, 'home');
   // A fresh navigation in the signed-in session: count what the shell loads before it asks for a remote.
   const shellScripts: string[] = [];
   let remoteRequested = false;
@@ -118,6 +124,7 @@ test('the shell loads at most its budget of JavaScript (130 KB gzip) before the 
   });
   await page.goto('/profile');
   await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'profile');
 
   let gzipTotal = 0;
   for (const url of shellScripts) {

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { openAs, signInAtKeycloak, signOut } from '@atrium/test-support/journeys';
 import { realmAdminHeaders } from '@atrium/test-support/keycloak';
 import { storedSession as storedUser } from '@atrium/test-support/page-session';
@@ -60,6 +60,7 @@ test('when the Keycloak session ends behind the shell, failed renewal leads thro
   test.setTimeout(240_000);
   await openAs(page, '/profile', 'alice');
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expectAccessible(page, 'profile');
   const first = await storedUser(page);
   expect(lifespanSeconds(first.access_token), 'npm test runs Keycloak with 60 s tokens').toBeLessThanOrEqual(
     90,

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { runReleaseCli, writeFixturePackage, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
 import { openAs } from '@atrium/test-support/journeys';
 import { expectAccessible } from '@atrium/test-support/accessibility';
@@ -74,6 +74,8 @@ test('a feature team ships profile 1.0.1 with the CLI, and an admin rolls back t
 }) => {
   test.setTimeout(180_000);
   await openAs(page, '/profile', 'ada');
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'profile');
   await expect(page.getByTestId('remote-release')).toHaveText('profile 1.0.0');
 
   const release = await runReleaseCli('release', 'profile', ['--version', '1.0.1', '--activate']);

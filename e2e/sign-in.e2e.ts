@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { expectAtriumTheme, signOut } from '@atrium/test-support/journeys';
 import { expectAccessible } from '@atrium/test-support/accessibility';
 

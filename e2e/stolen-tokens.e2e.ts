@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { createHash, randomBytes } from 'node:crypto';
 import { API_URL, ISSUER, TOKEN_ENDPOINT } from '@atrium/test-support/addresses';
 import { createDpopKey } from '@atrium/test-support/dpop';
@@ -102,6 +103,8 @@ async function silentAuthorization(page: Page, scope: string) {
 
 test('the shell client gets no offline token, even when code in the page asks for one', async ({ page }) => {
   await openAs(page, '/profile', 'alice');
+  await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expectAccessible(page, 'profile');
 
   const offline = await silentAuthorization(page, 'openid offline_access');
   expect(offline.answer.get('error'), offline.answer.toString()).toBe('invalid_scope');
@@ -134,6 +137,8 @@ test('an access token copied out of the page is refused by the API from elsewher
   page,
 }) => {
   await openAs(page, '/profile', 'alice');
+  await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expectAccessible(page, 'profile');
   const stolen = await storedSession(page);
   const url = `${API_URL}/api/me`;
 

@@ -1,4 +1,5 @@
-import { expect, test, type Page, type Response } from '@playwright/test';
+import type { Page, Response } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { TOKEN_ENDPOINT } from '@atrium/test-support/addresses';
 import { expectAtriumTheme, openAs } from '@atrium/test-support/journeys';
 import { claimsOf } from '@atrium/test-support/keycloak';
@@ -39,6 +40,8 @@ test('two tabs of one person share the session through several renewals, one ren
   }
 
   await openAs(first, '/profile', 'alice');
+  await expect(first.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expectAccessible(first, 'profile');
   const signedIn = toKeycloak.length;
   // The second tab finds the session the first one stored: no second sign-in, no second token chain.
   await second.goto('/profile');
@@ -76,6 +79,8 @@ test('two tabs of one person share the session through several renewals, one ren
   await first.waitForURL((url) => url.origin === 'http://localhost:4000' && url.pathname === '/', {
     waitUntil: 'commit',
   });
+  // From there the signed-out shell sends the first tab on to sign in.
+  await expect(first.getByLabel('Password', { exact: true })).toBeVisible();
   await second.getByRole('button', { name: 'Sign in again' }).click();
   await expect(second.getByLabel('Password', { exact: true })).toBeVisible();
   await expectAtriumTheme(second, 'keycloak-sign-in');

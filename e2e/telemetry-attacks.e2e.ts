@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import pg from 'pg';
 import { signInWithPassword } from '@atrium/test-support/browser';
 import { API_URL, ISSUER } from '@atrium/test-support/addresses';
@@ -45,6 +45,7 @@ test("a remote that writes another remote's failure marks in every visitor's bro
   await page.goto('/mimic');
   await signInAtKeycloak(page, person.username, person.password);
   await expect(page.getByRole('main').getByText('Mimic works')).toBeVisible();
+  await expectAccessible(page, 'fixture-remote');
   expect(await page.evaluate(() => performance.getEntriesByName('atrium:remote-failed:prey').length)).toBe(
     20,
   );
@@ -52,6 +53,8 @@ test("a remote that writes another remote's failure marks in every visitor's bro
   // Leaving the page sends what the shell saw (its telemetry batch goes as the page hides).
   await page.goto('/');
   await expect(page.getByTestId('signed-in-user')).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+  await expectAccessible(page, 'home');
   await expect
     .poll(async () => (await healthOf('mimic'))['1.0.0']?.attempts ?? 0, {
       message: "the shell reports the forging remote's own load",
@@ -75,6 +78,8 @@ test('a person who registers themselves and sends field telemetry with their own
   await register(page, attacker);
   await verifyFromInbox(page, attacker);
   await expect(page.getByTestId('signed-in-user')).toBeVisible();
+  await expect(page.getByTestId('profile-email')).toHaveText(attacker.email);
+  await expectAccessible(page, 'profile-new-person');
   await publishFixture('quarry', writeFixtureRemote('quarry', 'renders', 'Quarry works'), '/quarry', []);
 
   // Then, outside the shell, their own client: Authorization Code with PKCE and a DPoP key of their own.

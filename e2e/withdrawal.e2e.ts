@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { platformCredentialsFromEnv, releaseTargetFromEnv } from '@atrium/release-cli/publish-release';
 import { activateVersion, callApi, getDeployerToken } from '@atrium/release-cli/registry-client';
 import { repoRoot } from '@atrium/infra-lib/paths';
@@ -124,6 +125,8 @@ test('a page that was served a canary never loads it once the canary is rolled b
   await openAs(page, '/', 'alice');
   const navLink = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: title });
   await expect(navLink).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+  await expectAccessible(page, 'home');
 
   const aborted = await runReleaseCli(
     'rollout',

@@ -114,6 +114,8 @@ export function newPerson(): Person {
 export async function register(page: Page, person: Person): Promise<void> {
   await page.goto('/profile');
   await expect(page).toHaveURL(LOGIN_PAGE);
+  await expect(page.getByRole('link', { name: 'Register' })).toBeVisible();
+  await expectAtriumTheme(page, 'keycloak-sign-in');
   await page.getByRole('link', { name: 'Register' }).click();
   await expect(page.getByRole('heading', { name: 'Register' })).toBeVisible();
   await expectAtriumTheme(page, 'keycloak-registration');
