@@ -17,9 +17,10 @@ export interface ConfirmDialogProps {
 }
 
 /**
- * A modal confirmation on the native <dialog>: it traps focus, closes on Escape and returns focus to the
- * button that opened it (useReturnFocus: the browser does not when React removes an open dialog), without a
- * dialog library in the bundle.
+ * A modal confirmation on the native <dialog>: it opens with focus on the first field to fill in (or on the
+ * confirm button when there is none), traps focus, closes on Escape and returns focus to the button that opened
+ * it (useReturnFocus: the browser does not when React removes an open dialog), without a dialog library in the
+ * bundle.
  */
 export function ConfirmDialog({
   title,
@@ -38,6 +39,12 @@ export function ConfirmDialog({
   useEffect(() => {
     const dialog = ref.current;
     if (dialog !== null && !dialog.open && typeof dialog.showModal === 'function') dialog.showModal();
+    // After showModal, which focuses the dialog's first control (Cancel): React's autoFocus ran before the
+    // dialog was open, when nothing in it could take focus.
+    (
+      dialog?.querySelector<HTMLElement>('input, select, textarea') ??
+      dialog?.querySelector<HTMLElement>('[data-confirm]')
+    )?.focus();
     return () => dialog?.close();
   }, []);
   return (
@@ -58,13 +65,7 @@ export function ConfirmDialog({
         <Button variant="secondary" onClick={onCancel} disabled={busy}>
           Cancel
         </Button>
-        <Button
-          onClick={onConfirm}
-          busy={busy}
-          busyLabel={busyLabel}
-          disabled={!canConfirm}
-          autoFocus={children === undefined}
-        >
+        <Button onClick={onConfirm} busy={busy} busyLabel={busyLabel} disabled={!canConfirm} data-confirm="">
           {confirmLabel}
         </Button>
       </div>

@@ -95,6 +95,8 @@ describe('RemotesConsole', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Activate 1.0.0' }));
     expect(screen.getByText('Activate Profile 1.0.0?')).toBeTruthy();
     const dialogButtons = screen.getAllByRole('button', { name: 'Activate 1.0.0' });
+    // Opened, the dialog has focus on its confirm button.
+    expect(document.activeElement).toBe(dialogButtons.at(-1));
     fireEvent.click(dialogButtons[dialogButtons.length - 1]!);
 
     expect(await screen.findByText(/Profile 1.0.0 is now active/)).toBeTruthy();
@@ -123,6 +125,8 @@ describe('RemotesConsole', () => {
     fireEvent.click(await screen.findByRole('button', { name: 'Withdraw 1.0.0' }));
     expect(screen.getByText('Withdraw Profile 1.0.0?')).toBeTruthy();
     const confirm = () => screen.getAllByRole('button', { name: 'Withdraw 1.0.0' }).at(-1)!;
+    // Opened, the dialog has focus on the field to fill in first.
+    expect(document.activeElement).toBe(screen.getByLabelText('Reason'));
     // No reason, no withdrawal: the confirmation stays disabled.
     expect(confirm()).toHaveProperty('disabled', true);
     fireEvent.change(screen.getByLabelText('Reason'), { target: { value: '  leaks data  ' } });

@@ -191,7 +191,6 @@ export function RemotesConsole() {
                 value={reason}
                 maxLength={500}
                 required
-                autoFocus
                 onChange={(event) => setReason(event.target.value)}
               />
             </ConfirmDialog>
