@@ -247,6 +247,8 @@ test("an override planted in a developer's tab without the API's approval for he
   );
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
   await expect(page.getByTestId('dev-override-profile')).toHaveCount(0);
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'dev-override-ignored');
   expect(fromDevServer).toEqual([]);
   // The release the registry lists is what runs.
   const entries = await page.evaluate(() =>
