@@ -14,7 +14,7 @@ import {
   signInAtKeycloak,
   verifyFromInbox,
 } from '@atrium/test-support/journeys';
-import { realmAdminHeaders } from '@atrium/test-support/keycloak';
+import { realmAdmin, realmAdminHeaders } from '@atrium/test-support/keycloak';
 import { linkIn, waitForMail } from '@atrium/test-support/mail';
 import { ISSUER, KEYCLOAK_URL, SHELL_URL } from '@atrium/test-support/addresses';
 import { expectAccessible } from '@atrium/test-support/accessibility';
@@ -130,4 +130,35 @@ test('a person who forgot their password sets a new one from the reset mail; the
     eventsExpiration: 7_776_000,
     adminEventsEnabled: true,
   });
+});
+
+test("Keycloak's pages outside the sign-in flow are Atrium's and accessible: the logout confirmation, its outcome and an error page", async ({
+  page,
+}) => {
+  const person = await realmAdmin().createPerson({ prefix: 'lena' });
+  await page.goto('/profile');
+  await signInAtKeycloak(page, person.username, person.password);
+  await expect(page.getByTestId('profile-email')).toHaveText(person.email);
+  await expectAccessible(page, 'profile');
+
+  // Keycloak's own logout, opened without the shell (a bookmark, another application's link): it asks first.
+  await page.goto(`${ISSUER}/protocol/openid-connect/logout`);
+  await expect(page.getByRole('heading', { name: 'Logging out' })).toBeVisible();
+  await expect(page.getByText('Do you want to log out?')).toBeVisible();
+  await expectAtriumTheme(page, 'keycloak-logout-confirmation');
+  await page.getByRole('button', { name: 'Logout' }).click();
+  await expect(page.getByText('You are logged out')).toBeVisible();
+  await expectAtriumTheme(page, 'keycloak-logged-out');
+
+  // A sign-in request Keycloak refuses (an address the shell's client does not allow): its error page.
+  const refused = new URL(`${ISSUER}/protocol/openid-connect/auth`);
+  refused.search = new URLSearchParams({
+    client_id: 'atrium-shell',
+    redirect_uri: 'http://evil.localhost:4000/auth/callback',
+    response_type: 'code',
+    scope: 'openid',
+  }).toString();
+  await page.goto(refused.toString());
+  await expect(page.getByText('Invalid parameter: redirect_uri')).toBeVisible();
+  await expectAtriumTheme(page, 'keycloak-error');
 });
