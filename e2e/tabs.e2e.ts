@@ -71,14 +71,17 @@ test('two tabs of one person share the session through several renewals, one ren
   expect(toKeycloak, 'neither tab was sent back to sign in').toHaveLength(signedIn);
 
   // Signing out in one tab signs out the other, which asks before signing in again.
+  // (Waited for from before the click: the first tab passes the shell's home on its way to sign in.)
+  const firstBackHome = first.waitForURL(
+    (url) => url.origin === 'http://localhost:4000' && url.pathname === '/',
+    { waitUntil: 'commit' },
+  );
   await first.getByRole('button', { name: 'Sign out' }).click();
   await expect(second.getByRole('heading', { name: 'You have been signed out' })).toBeVisible();
   await expectAccessible(second, 'signed-out-notice');
   // (Had the second tab gone to Keycloak at once, it could have arrived before the first tab's sign-out and
   // been signed straight back in; the person reads the notice first.)
-  await first.waitForURL((url) => url.origin === 'http://localhost:4000' && url.pathname === '/', {
-    waitUntil: 'commit',
-  });
+  await firstBackHome;
   // From there the signed-out shell sends the first tab on to sign in.
   await expect(first.getByLabel('Password', { exact: true })).toBeVisible();
   await second.getByRole('button', { name: 'Sign in again' }).click();
