@@ -147,7 +147,7 @@ test("Keycloak's pages outside the sign-in flow are Atrium's and accessible: the
   await expect(page.getByText('Do you want to log out?')).toBeVisible();
   await expectAtriumTheme(page, 'keycloak-logout-confirmation');
   await page.getByRole('button', { name: 'Logout' }).click();
-  await expect(page.getByText('You are logged out')).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'You are logged out' })).toBeVisible();
   await expectAtriumTheme(page, 'keycloak-logged-out');
 
   // A sign-in request Keycloak refuses (an address the shell's client does not allow): its error page.
@@ -159,6 +159,7 @@ test("Keycloak's pages outside the sign-in flow are Atrium's and accessible: the
     scope: 'openid',
   }).toString();
   await page.goto(refused.toString());
+  await expect(page.getByRole('heading', { name: 'We are sorry...' })).toBeVisible();
   await expect(page.getByText('Invalid parameter: redirect_uri')).toBeVisible();
   await expectAtriumTheme(page, 'keycloak-error');
 });
