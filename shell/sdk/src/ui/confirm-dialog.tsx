@@ -1,13 +1,17 @@
-import { Button } from '@atrium/sdk/ui';
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { Button } from './button';
+import './ui.css';
 
+/** Props of {@link ConfirmDialog}. */
 export interface ConfirmDialogProps {
   readonly title: string;
-  readonly message: string;
+  readonly message: ReactNode;
   readonly confirmLabel: string;
   /** Said on the confirm button while the action runs, e.g. `Activating…`. */
   readonly busyLabel: string;
   readonly busy: boolean;
+  /** A confirmation that destroys or takes back something: its button is the danger one. */
+  readonly danger?: boolean;
   /** The confirm button stays disabled while this is false (e.g. a required reason is still empty). */
   readonly canConfirm?: boolean;
   readonly onConfirm: () => void;
@@ -17,8 +21,9 @@ export interface ConfirmDialogProps {
 }
 
 /**
- * A modal confirmation on the native <dialog>: it traps focus, closes on Escape and returns focus to the
- * button that opened it, without a dialog library in the bundle.
+ * A modal confirmation on the native `<dialog>`: the browser keeps focus inside it and puts focus back on the
+ * control that opened it when it closes; Escape cancels (not while the action runs). Focus starts on the
+ * confirm button, unless `children` hold a field that takes it (`autoFocus`).
  */
 export function ConfirmDialog({
   title,
@@ -26,6 +31,7 @@ export function ConfirmDialog({
   confirmLabel,
   busyLabel,
   busy,
+  danger = false,
   canConfirm = true,
   onConfirm,
   onCancel,
@@ -41,7 +47,7 @@ export function ConfirmDialog({
   return (
     <dialog
       ref={ref}
-      className="atrium-admin__dialog"
+      className="atrium-dialog"
       aria-labelledby={titleId}
       open={typeof HTMLDialogElement.prototype.showModal === 'function' ? undefined : true}
       onCancel={(event) => {
@@ -49,14 +55,17 @@ export function ConfirmDialog({
         if (!busy) onCancel();
       }}
     >
-      <h2 id={titleId}>{title}</h2>
+      <h2 id={titleId} className="atrium-dialog__title">
+        {title}
+      </h2>
       <p>{message}</p>
       {children}
-      <div className="atrium-admin__actions">
+      <div className="atrium-dialog__actions">
         <Button variant="secondary" onClick={onCancel} disabled={busy}>
           Cancel
         </Button>
         <Button
+          variant={danger ? 'danger' : 'primary'}
           onClick={onConfirm}
           busy={busy}
           busyLabel={busyLabel}
