@@ -1,4 +1,5 @@
-import type { AuditAction, AuditEntry, SecurityEventType } from '@atrium/sdk';
+import type { AuditAction, AuditEntry } from '@atrium/sdk';
+import { SECURITY_EVENT_WORDS } from '@atrium/sdk/security-event-words';
 
 type Details = AuditEntry['details'];
 
@@ -118,28 +119,14 @@ const PLATFORM: Readonly<Record<AuditAction, ActionWords>> = {
   'account.deleted': { label: 'Account deleted', describe: () => 'Account deleted' },
 };
 
-/** Keycloak's events shown as security activity (the contract's `SecurityEventType`), as the log names them. */
-const SIGN_IN: Readonly<Record<SecurityEventType, string>> = {
-  LOGIN: 'Signed in',
-  LOGIN_ERROR: 'Failed sign-in',
-  LOGOUT: 'Signed out',
-  REGISTER: 'Account created',
-  VERIFY_EMAIL: 'E-mail address verified',
-  RESET_PASSWORD: 'Password reset requested',
-  UPDATE_PASSWORD: 'Password changed',
-  UPDATE_PASSWORD_ERROR: 'Password change failed',
-  UPDATE_CREDENTIAL: 'Sign-in method changed',
-  UPDATE_CREDENTIAL_ERROR: 'Sign-in method change failed',
-  REMOVE_CREDENTIAL: 'Sign-in method removed',
-  UPDATE_TOTP: 'Authenticator app set up',
-  REMOVE_TOTP: 'Authenticator app removed',
-};
-
 const KEYCLOAK_PREFIX = 'keycloak.';
 const KEYCLOAK_ADMIN_PREFIX = 'keycloak.admin.';
 
 const signInWords = new Map<string, string>(
-  Object.entries(SIGN_IN).map(([type, label]) => [`${KEYCLOAK_PREFIX}${type.toLowerCase()}`, label]),
+  Object.entries(SECURITY_EVENT_WORDS).map(([type, label]) => [
+    `${KEYCLOAK_PREFIX}${type.toLowerCase()}`,
+    label,
+  ]),
 );
 
 function isPlatformAction(action: string): action is AuditAction {

@@ -2,6 +2,8 @@ import { useApi, type AdminRemotesDocument, type RemoteDetail, type VersionDocum
 import {
   Alert,
   Button,
+  Card,
+  ConfirmDialog,
   describeApiError,
   Field,
   ResourceView,
@@ -10,7 +12,6 @@ import {
   useAsyncAction,
 } from '@atrium/sdk/ui';
 import { useState } from 'react';
-import { ConfirmDialog } from './confirm-dialog';
 import { RemoteSettingsForm } from './remote-settings-form';
 
 /** A version change waiting for the administrator's confirmation: activating it, or withdrawing it. */
@@ -110,15 +111,15 @@ export function RemotesConsole() {
             <p>No remote is registered yet. Create one; then its owner publishes it with the release CLI.</p>
           )}
           {remotes.map((remote) => (
-            <section
+            <Card
               key={remote.name}
-              className="atrium-admin__card"
-              aria-labelledby={`remote-${remote.name}`}
+              heading={
+                <>
+                  {remote.title} <span className="atrium-admin__muted">({remote.name})</span>
+                </>
+              }
               data-testid={`remote-${remote.name}`}
             >
-              <h2 id={`remote-${remote.name}`}>
-                {remote.title} <span className="atrium-admin__muted">({remote.name})</span>
-              </h2>
               <p className="atrium-admin__muted">
                 Route <code>{remote.path}</code> · order {remote.navOrder} · active version{' '}
                 <strong data-testid="active-version">{remote.activeVersion ?? 'none'}</strong>
@@ -158,7 +159,7 @@ export function RemotesConsole() {
                   ))}
                 </tbody>
               </Table>
-            </section>
+            </Card>
           ))}
           {pending?.kind === 'activate' && (
             <ConfirmDialog
@@ -180,6 +181,7 @@ export function RemotesConsole() {
               confirmLabel={`Withdraw ${pending.version}`}
               busyLabel="Withdrawing…"
               busy={activation.busy}
+              danger
               canConfirm={reason.trim() !== ''}
               onConfirm={() => void confirm(pending)}
               onCancel={() => setPending(null)}

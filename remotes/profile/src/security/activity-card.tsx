@@ -1,37 +1,21 @@
-import type { AccountActivity, SecurityEvent, SecurityEventType } from '@atrium/sdk';
-import { ResourceView, useApiResource } from '@atrium/sdk/ui';
+import type { AccountActivity, SecurityEvent } from '@atrium/sdk';
+import { SECURITY_EVENT_WORDS } from '@atrium/sdk/security-event-words';
+import { Card, ResourceView, useApiResource } from '@atrium/sdk/ui';
 import { credentialName } from './credential-names';
 import { formatTime } from './format-time';
-
-const LABELS: Record<SecurityEventType, string> = {
-  LOGIN: 'Signed in',
-  LOGIN_ERROR: 'Failed sign-in',
-  LOGOUT: 'Signed out',
-  REGISTER: 'Account created',
-  VERIFY_EMAIL: 'E-mail address verified',
-  RESET_PASSWORD: 'Password reset requested',
-  UPDATE_PASSWORD: 'Password changed',
-  UPDATE_PASSWORD_ERROR: 'Password change failed',
-  UPDATE_CREDENTIAL: 'Sign-in method changed',
-  UPDATE_CREDENTIAL_ERROR: 'Sign-in method change failed',
-  REMOVE_CREDENTIAL: 'Sign-in method removed',
-  UPDATE_TOTP: 'Authenticator app set up',
-  REMOVE_TOTP: 'Authenticator app removed',
-};
 
 function describe(event: SecurityEvent): string {
   const credential = event.credential ? credentialName(event.credential) : null;
   return credential && event.type !== 'LOGIN' && event.type !== 'LOGIN_ERROR'
-    ? `${LABELS[event.type]} (${credential})`
-    : LABELS[event.type];
+    ? `${SECURITY_EVENT_WORDS[event.type]} (${credential})`
+    : SECURITY_EVENT_WORDS[event.type];
 }
 
 /** Recent sign-ins, failed sign-ins and credential changes, from Keycloak's events. */
 export function ActivityCard() {
   const activity = useApiResource<AccountActivity>('/api/account/activity');
   return (
-    <section aria-labelledby="security-activity-heading" className="atrium-profile__card">
-      <h2 id="security-activity-heading">Recent security activity</h2>
+    <Card heading="Recent security activity">
       <ResourceView
         resource={activity}
         loading="Loading activity…"
@@ -56,6 +40,6 @@ export function ActivityCard() {
           )
         }
       </ResourceView>
-    </section>
+    </Card>
   );
 }

@@ -2,6 +2,7 @@ import { useApi, type AccountSessions, type SignedOutSessions } from '@atrium/sd
 import {
   Alert,
   Button,
+  Card,
   describeApiError,
   ResourceView,
   useApiResource,
@@ -31,8 +32,7 @@ export function SessionsCard() {
   };
 
   return (
-    <section aria-labelledby="security-sessions-heading" className="atrium-profile__card">
-      <h2 id="security-sessions-heading">Where you are signed in</h2>
+    <Card heading="Where you are signed in">
       {sessions.status === 'failed' && needsAccountAccess(sessions.error) ? (
         <AccountAccessNeeded what="where you are signed in" />
       ) : (
@@ -75,6 +75,6 @@ export function SessionsCard() {
       >
         End your other sessions
       </Button>
-    </section>
+    </Card>
   );
 }

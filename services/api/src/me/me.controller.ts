@@ -13,7 +13,8 @@ export class MeController {
 
   @Get()
   @ApiOperation({ summary: 'The caller: identity from the token, preferences from the database' })
-  @ApiAuthenticated('invalid_token')
+  // account_deleted: a token that outlives its account may not create the profile again.
+  @ApiAuthenticated('invalid_token', 'account_deleted')
   @ApiDocument(200, meDocumentSchema, 'the caller')
   getMe(@CurrentUser() user: AuthenticatedUser): Promise<MeDocument> {
     return this.me.getMe(user);
@@ -23,7 +24,7 @@ export class MeController {
   // Only here: getMe's steady path needs no EntityManager of its own, and forks one for its rare write.
   @UseInterceptors(RequestContextInterceptor)
   @ApiOperation({ summary: "Replace the caller's preferences" })
-  @ApiAuthenticated('invalid_token', 'validation_failed')
+  @ApiAuthenticated('invalid_token', 'account_deleted', 'validation_failed')
   @ApiDocument(200, meDocumentSchema, 'the caller with the new preferences')
   updatePreferences(
     @CurrentUser() user: AuthenticatedUser,

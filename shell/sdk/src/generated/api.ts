@@ -1081,7 +1081,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token | account_deleted */
             readonly 401: {
                 headers: {
                     /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */
@@ -1147,7 +1147,7 @@ export interface operations {
                     readonly "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token */
+            /** @description problem+json, code unauthenticated | invalid_dpop_proof | dpop_required | invalid_token | account_deleted */
             readonly 401: {
                 headers: {
                     /** @description RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description (Bearer and DPoP, no error); RFC 6750 / RFC 9449 challenge naming the scheme, the error and its description */

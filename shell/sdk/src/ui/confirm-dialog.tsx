@@ -1,13 +1,18 @@
-import { Button, useReturnFocus } from '@atrium/sdk/ui';
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { Button } from './button';
+import { useReturnFocus } from './focus';
+import './ui.css';
 
+/** Props of {@link ConfirmDialog}. */
 export interface ConfirmDialogProps {
   readonly title: string;
-  readonly message: string;
+  readonly message: ReactNode;
   readonly confirmLabel: string;
   /** Said on the confirm button while the action runs, e.g. `Activating…`. */
   readonly busyLabel: string;
   readonly busy: boolean;
+  /** A confirmation that destroys or takes back something: its button is the danger one. */
+  readonly danger?: boolean;
   /** The confirm button stays disabled while this is false (e.g. a required reason is still empty). */
   readonly canConfirm?: boolean;
   readonly onConfirm: () => void;
@@ -17,10 +22,10 @@ export interface ConfirmDialogProps {
 }
 
 /**
- * A modal confirmation on the native <dialog>: it opens with focus on the first field to fill in (or on the
- * confirm button when there is none), traps focus, closes on Escape and returns focus to the button that opened
- * it (useReturnFocus: the browser does not when React removes an open dialog), without a dialog library in the
- * bundle.
+ * A modal confirmation on the native `<dialog>`: the browser keeps focus inside it; Escape cancels (not while
+ * the action runs). It opens with focus on the first field of `children` (or on the confirm button when there is
+ * none) and gives focus back to the control that opened it when it closes (useReturnFocus: the browser does not
+ * when React removes an open dialog).
  */
 export function ConfirmDialog({
   title,
@@ -28,6 +33,7 @@ export function ConfirmDialog({
   confirmLabel,
   busyLabel,
   busy,
+  danger = false,
   canConfirm = true,
   onConfirm,
   onCancel,
@@ -50,7 +56,7 @@ export function ConfirmDialog({
   return (
     <dialog
       ref={ref}
-      className="atrium-admin__dialog"
+      className="atrium-dialog"
       aria-labelledby={titleId}
       open={typeof HTMLDialogElement.prototype.showModal === 'function' ? undefined : true}
       onCancel={(event) => {
@@ -58,14 +64,23 @@ export function ConfirmDialog({
         if (!busy) onCancel();
       }}
     >
-      <h2 id={titleId}>{title}</h2>
+      <h2 id={titleId} className="atrium-dialog__title">
+        {title}
+      </h2>
       <p>{message}</p>
       {children}
-      <div className="atrium-admin__actions">
+      <div className="atrium-dialog__actions">
         <Button variant="secondary" onClick={onCancel} disabled={busy}>
           Cancel
         </Button>
-        <Button onClick={onConfirm} busy={busy} busyLabel={busyLabel} disabled={!canConfirm} data-confirm="">
+        <Button
+          variant={danger ? 'danger' : 'primary'}
+          onClick={onConfirm}
+          busy={busy}
+          busyLabel={busyLabel}
+          disabled={!canConfirm}
+          data-confirm=""
+        >
           {confirmLabel}
         </Button>
       </div>
