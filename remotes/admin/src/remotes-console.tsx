@@ -40,6 +40,8 @@ export function RemotesConsole() {
   const [editing, setEditing] = useState<
     { readonly kind: 'new' } | { readonly kind: 'edit'; readonly name: string } | null
   >(null);
+  // The button whose form was cancelled: it takes focus again as it comes back in the form's place.
+  const [cancelled, setCancelled] = useState<string | null>(null);
 
   const confirm = async ({ kind, remote, version }: PendingChange) => {
     const versionPath = `/api/remotes/${encodeURIComponent(remote.name)}`;
@@ -75,7 +77,12 @@ export function RemotesConsole() {
   };
   const open = (next: typeof editing) => {
     setOutcome(null);
+    setCancelled(null);
     setEditing(next);
+  };
+  const cancel = () => {
+    setCancelled(editing?.kind === 'edit' ? editing.name : 'new');
+    setEditing(null);
   };
 
   return (
@@ -86,13 +93,18 @@ export function RemotesConsole() {
     >
       {({ remotes }) => (
         <>
-          <Alert tone="success">{outcome?.ok ? outcome.message : ''}</Alert>
+          {/* The control that led here (a version's buttons, a settings form) is gone: focus goes to the outcome. */}
+          <Alert tone="success" autoFocus={outcome?.ok === true} key={outcome?.message ?? ''}>
+            {outcome?.ok ? outcome.message : ''}
+          </Alert>
           {outcome?.ok === false && <Alert>{outcome.message}</Alert>}
           {editing?.kind === 'new' ? (
-            <RemoteSettingsForm onSaved={saved} onCancel={() => setEditing(null)} />
+            <RemoteSettingsForm onSaved={saved} onCancel={cancel} />
           ) : (
             <div>
-              <Button onClick={() => open({ kind: 'new' })}>New remote</Button>
+              <Button autoFocus={cancelled === 'new'} onClick={() => open({ kind: 'new' })}>
+                New remote
+              </Button>
             </div>
           )}
           {remotes.length === 0 && (
@@ -115,9 +127,13 @@ export function RemotesConsole() {
                 <code data-testid="owner">{remote.owner}</code>
               </p>
               {editing?.kind === 'edit' && editing.name === remote.name ? (
-                <RemoteSettingsForm remote={remote} onSaved={saved} onCancel={() => setEditing(null)} />
+                <RemoteSettingsForm remote={remote} onSaved={saved} onCancel={cancel} />
               ) : (
-                <Button variant="secondary" onClick={() => open({ kind: 'edit', name: remote.name })}>
+                <Button
+                  variant="secondary"
+                  autoFocus={cancelled === remote.name}
+                  onClick={() => open({ kind: 'edit', name: remote.name })}
+                >
                   Edit settings of {remote.title}
                 </Button>
               )}
@@ -177,7 +193,6 @@ export function RemotesConsole() {
                 value={reason}
                 maxLength={500}
                 required
-                autoFocus
                 onChange={(event) => setReason(event.target.value)}
               />
             </ConfirmDialog>

@@ -57,12 +57,13 @@ export function SessionsCard() {
           )}
         </ResourceView>
       )}
+      {/* The button is disabled once no other session is left: focus goes to what it did. */}
       {signOut.status === 'done' && signedOut !== null && (
-        <p role="status" data-testid="security-signed-out">
+        <Alert tone="success" autoFocus data-testid="security-signed-out">
           {signedOut === 0
             ? 'There were no other sessions.'
             : `Signed out ${signedOut} other session${signedOut === 1 ? '' : 's'}.`}
-        </p>
+        </Alert>
       )}
       {signOut.status === 'failed' && (
         <Alert>{describeApiError(signOut.error, 'The other sessions could not be signed out')}</Alert>

@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { useState } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Card } from './card';
 import { ConfirmDialog } from './confirm-dialog';
@@ -42,6 +43,32 @@ describe('ConfirmDialog', () => {
     render(<ConfirmDialog {...props} busy={false} onConfirm={() => {}} onCancel={() => {}} />);
     expect(screen.getByRole('dialog', { name: 'Withdraw Profile 1.0.0?' })).toBeTruthy();
     expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Withdraw 1.0.0' }));
+  });
+
+  it('opens with focus on its field, and gives focus back to the control that opened it when it closes', () => {
+    function Opener() {
+      const [open, setOpen] = useState(false);
+      return (
+        <>
+          <button type="button" onClick={() => setOpen(true)}>
+            Withdraw…
+          </button>
+          {open && (
+            <ConfirmDialog {...props} busy={false} onConfirm={() => {}} onCancel={() => setOpen(false)}>
+              <input aria-label="Reason" />
+            </ConfirmDialog>
+          )}
+        </>
+      );
+    }
+    render(<Opener />);
+    const opener = screen.getByRole('button', { name: 'Withdraw…' });
+    opener.focus();
+    fireEvent.click(opener);
+    expect(document.activeElement).toBe(screen.getByLabelText('Reason'));
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.activeElement).toBe(opener);
   });
 
   it('marks a destructive confirmation with the danger button', () => {

@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { Button } from './button';
+import { useReturnFocus } from './focus';
 import './ui.css';
 
 /** Props of {@link ConfirmDialog}. */
@@ -21,9 +22,10 @@ export interface ConfirmDialogProps {
 }
 
 /**
- * A modal confirmation on the native `<dialog>`: the browser keeps focus inside it and puts focus back on the
- * control that opened it when it closes; Escape cancels (not while the action runs). Focus starts on the
- * confirm button, unless `children` hold a field that takes it (`autoFocus`).
+ * A modal confirmation on the native `<dialog>`: the browser keeps focus inside it; Escape cancels (not while
+ * the action runs). It opens with focus on the first field of `children` (or on the confirm button when there is
+ * none) and gives focus back to the control that opened it when it closes (useReturnFocus: the browser does not
+ * when React removes an open dialog).
  */
 export function ConfirmDialog({
   title,
@@ -39,9 +41,16 @@ export function ConfirmDialog({
 }: ConfirmDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
+  useReturnFocus();
   useEffect(() => {
     const dialog = ref.current;
     if (dialog !== null && !dialog.open && typeof dialog.showModal === 'function') dialog.showModal();
+    // After showModal, which focuses the dialog's first control (Cancel): React's autoFocus ran before the
+    // dialog was open, when nothing in it could take focus.
+    (
+      dialog?.querySelector<HTMLElement>('input, select, textarea') ??
+      dialog?.querySelector<HTMLElement>('[data-confirm]')
+    )?.focus();
     return () => dialog?.close();
   }, []);
   return (
@@ -70,7 +79,7 @@ export function ConfirmDialog({
           busy={busy}
           busyLabel={busyLabel}
           disabled={!canConfirm}
-          autoFocus={children === undefined}
+          data-confirm=""
         >
           {confirmLabel}
         </Button>

@@ -15,6 +15,7 @@ export type { ConfirmDialogProps } from './confirm-dialog';
 export { describeApiError } from './describe-api-error';
 export { ChoiceField, Field, SelectField } from './field';
 export type { Choice, ChoiceFieldProps, FieldProps, SelectFieldProps } from './field';
+export { useReturnFocus } from './focus';
 export { FormRow } from './form-row';
 export type { FormRowProps } from './form-row';
 export { DOCUMENT_TITLE_SUFFIX, Page, useDocumentTitle } from './page';
