@@ -1,8 +1,15 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import pg from 'pg';
-import { allowAccountAccess, LOGIN_PAGE, signInAtKeycloak } from '@atrium/test-support/journeys';
+import {
+  allowAccountAccess,
+  expectAtriumTheme,
+  LOGIN_PAGE,
+  signInAtKeycloak,
+} from '@atrium/test-support/journeys';
 import { realmAdmin, type TestPerson } from '@atrium/test-support/keycloak';
 import { API_URL, SHELL_URL } from '@atrium/test-support/addresses';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 /** One SELECT on the API's database (the stack's PostgreSQL), returning its rows. */
 async function query<T extends object>(sql: string, values: unknown[] = []): Promise<T[]> {
@@ -25,6 +32,7 @@ async function openProfile(page: Page, person: TestPerson): Promise<void> {
   await expect(page).toHaveURL(`${SHELL_URL}/profile`);
   await expect(page.getByTestId('security-section')).toBeVisible();
   await allowAccountAccess(page);
+  await expectAccessible(page, 'profile-and-security');
 }
 
 test("changing the password from the Security section runs Keycloak's screen and comes back with the outcome", async ({
@@ -37,9 +45,11 @@ test("changing the password from the Security section runs Keycloak's screen and
   // Cancelled on Keycloak's screen: back on the profile, told that nothing changed.
   await page.getByTestId('security-change-password').click();
   await expect(page.getByRole('heading', { name: 'Update password' })).toBeVisible();
+  await expectAtriumTheme(page, 'keycloak-update-password-cancellable');
   await page.getByRole('button', { name: 'Cancel' }).click();
   await expect(page).toHaveURL(`${SHELL_URL}/profile`);
   await expect(page.getByTestId('security-action-result')).toHaveAttribute('data-status', 'cancelled');
+  await expectAccessible(page, 'profile-and-security-action-cancelled');
 
   await page.getByTestId('security-change-password').click();
   await expect(page.getByRole('heading', { name: 'Update password' })).toBeVisible();
@@ -51,6 +61,7 @@ test("changing the password from the Security section runs Keycloak's screen and
   const result = page.getByTestId('security-action-result');
   await expect(result).toHaveAttribute('data-status', 'success');
   await expect(result).toContainText('Your password was changed.');
+  await expectAccessible(page, 'profile-and-security-password-changed');
   // Shown once: a reload no longer repeats it.
   await page.reload();
   await expect(page.getByTestId('security-section')).toBeVisible();
@@ -93,6 +104,7 @@ test('two browsers: ending the other session from the Security section signs tha
     await page.getByTestId('security-sign-out-others').click();
     await expect(page.getByTestId('security-signed-out')).toHaveText('Signed out 1 other session.');
     await expect(sessions).toHaveCount(1);
+    await expectAccessible(page, 'profile-and-security-others-signed-out');
     expect(await admin.sessionCount(person)).toBe(1);
 
     // The other browser's session is over: its next renewal is refused and the shell sends it to sign-in.
@@ -143,6 +155,7 @@ test('a script in the signed-in page cannot delete the account: Keycloak wants t
   // However live the session, Keycloak asks for the password before it even shows the deletion.
   await expect(page.getByText('Please re-authenticate to continue')).toBeVisible();
   await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
+  await expectAtriumTheme(page, 'keycloak-re-authenticate');
   await expect(page.getByRole('button', { name: 'Confirm deletion' })).toHaveCount(0);
   expect(await admin.status(`/users/${person.id}`)).toBe(200);
 
@@ -175,8 +188,11 @@ test('deleting the account: the username typed, the password again and a confirm
   await expect(page.getByText('Please re-authenticate to continue')).toBeVisible();
   await page.getByLabel('Password', { exact: true }).fill(person.password);
   await page.getByRole('button', { name: /sign in/i }).click();
+  await expect(page.getByRole('button', { name: 'Confirm deletion' })).toBeVisible();
+  await expectAtriumTheme(page, 'keycloak-delete-account');
   await page.getByRole('button', { name: 'Confirm deletion' }).click();
   await expect(page.getByText('Your Atrium account has been deleted.')).toBeVisible();
+  await expectAtriumTheme(page, 'keycloak-account-deleted');
   expect(await admin.status(`/users/${person.id}`)).toBe(404);
 
   // The API erases what it kept once Keycloak reports the deletion (it polls every 5 s in the test stack).

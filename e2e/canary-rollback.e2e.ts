@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type Browser, type Page, type TestInfo } from '@playwright/test';
+import type { Browser, Page, TestInfo } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import pg from 'pg';
 import { platformCredentialsFromEnv, releaseTargetFromEnv } from '@atrium/release-cli/publish-release';
 import { getDeployerToken } from '@atrium/release-cli/registry-client';
@@ -16,6 +17,7 @@ import {
 } from '@atrium/test-support/fixture-remotes';
 import { openAs, signInAtKeycloak } from '@atrium/test-support/journeys';
 import { realmAdmin, type TestPerson } from '@atrium/test-support/keycloak';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 const STABLE = '1.0.0';
 const CANARY = '1.1.0';
@@ -179,6 +181,7 @@ async function brokenCanaryJourney(
     visitors.push(await openShell(browser, broken, person, inCanary));
   }
   for (const visitor of visitors) expect(visitor.showing).toBe(visitor.inCanary ? CANARY : STABLE);
+  await expectAccessible(visitors.find((v) => v.inCanary)!.page, 'remote-unavailable-canary');
   const firstFailure = Math.min(
     ...(await Promise.all(visitors.filter((v) => v.inCanary).map((v) => failedAt(v)))),
   );
@@ -280,6 +283,8 @@ async function brokenCanaryJourney(
   await expect(admin.getByTestId(`rollout-state-${remote}`)).toHaveText(
     `Canary ${CANARY} was aborted by ${AUTOMATIC}: ${ended!.reason}. Everybody gets ${STABLE}.`,
   );
+  await expect(admin.getByTestId(`rollouts-${remote}`).getByRole('status')).toHaveCount(0);
+  await expectAccessible(admin, 'admin-rollouts-rolled-back');
   await admin
     .getByRole('navigation', { name: 'Registry console' })
     .getByRole('link', { name: 'Audit log' })
@@ -290,6 +295,7 @@ async function brokenCanaryJourney(
     .filter({ hasText: `Rolled back the canary of version ${CANARY}` })
     .filter({ hasText: `${remote}@${CANARY}` });
   await expect(row).toContainText(AUTOMATIC);
+  await expectAccessible(admin, 'admin-audit');
 
   // The figure for the closing note: from the first failure a person saw to the rollback the API recorded.
   const rollbackMs = Math.round(Date.parse(event!.occurredAt) - firstFailure);

@@ -1,4 +1,5 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import type { Browser, Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { repoRoot } from '../infra/lib/paths.ts';
 import { openAs } from '@atrium/test-support/journeys';
 import { callApiInPage } from '@atrium/test-support/page-session';
 import { RELEASE_STORE_URL } from '@atrium/test-support/addresses';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 // The profile remote's dev server (`npm run dev --workspace remotes/profile`, port atrium.devPort 5001).
 const DEV_SERVER = 'http://localhost:5001';
@@ -89,6 +91,7 @@ test('a developer runs the profile remote from her dev server in this tab only, 
   const confirmation = page.getByTestId('dev-override-confirm');
   await expect(confirmation).toContainText(`Load profile in this tab from ${DEV_SERVER}?`);
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
+  await expectAccessible(page, 'dev-override-confirm');
   expect(fromDevServer).toEqual([]);
   expect(await page.evaluate(() => sessionStorage.getItem('atrium-dev-override'))).toBeNull();
 
@@ -100,6 +103,8 @@ test('a developer runs the profile remote from her dev server in this tab only, 
   expect(fromDevServer).toContain(`${DEV_SERVER}/remoteEntry.js`);
   // The dev build's own chunks and web socket run under the shell's Trusted Types and CSP.
   expect(await violations()).toEqual([]);
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'dev-override-active');
 
   // This tab's session only: another tab of the same browser loads the active release.
   const other = await page.context().newPage();
@@ -107,6 +112,8 @@ test('a developer runs the profile remote from her dev server in this tab only, 
   await other.goto('/profile');
   await expect(other.getByRole('heading', { name: 'Your account' })).toBeVisible();
   await expect(other.getByTestId('dev-override')).toHaveCount(0);
+  await expect(other.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(other, 'profile');
   expect(otherFromDevServer).toEqual([]);
 
   // In the audit log, by whom and from where.
@@ -114,6 +121,7 @@ test('a developer runs the profile remote from her dev server in this tab only, 
   await expect(other.getByTestId('audit-table')).toContainText(
     `Loaded profile from a dev server (${devManifest}) in one session`,
   );
+  await expectAccessible(other, 'admin-audit');
   await other.close();
 
   await banner.getByRole('button', { name: 'Reset to the active release' }).click();
@@ -134,6 +142,8 @@ test('a developer runs the profile remote from her dev server in this tab only, 
   );
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
   expect(afterReset).toEqual([]);
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'dev-override-ignored');
 });
 
 test('a dev-override link changes nothing when the person does not confirm it', async ({ page }) => {
@@ -150,6 +160,8 @@ test('a dev-override link changes nothing when the person does not confirm it', 
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
   await expect(page.getByTestId('dev-override-profile')).toHaveCount(0);
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'profile');
   expect(posted).toEqual([]);
   expect(fromDevServer).toEqual([]);
 });
@@ -162,6 +174,8 @@ test('saving a component under the dev server changes the open shell page, witho
   await openAs(page, '/profile', 'ada');
   await overrideProfile(page);
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'dev-override-active');
   const navigations: string[] = [];
   page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations.push(frame.url()));
   await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
@@ -197,6 +211,7 @@ test('a person without the developer role gets no override, by link or by writin
   await expect(page.getByTestId('dev-override-refused')).toContainText('it needs the role atrium-developer');
   await expect(page.getByTestId('dev-override-confirm')).toHaveCount(0);
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expectAccessible(page, 'dev-override-refused');
 
   // Planting the override in the tab's storage (say, through a shared computer) changes nothing either.
   await page.evaluate(
@@ -232,6 +247,8 @@ test("an override planted in a developer's tab without the API's approval for he
   );
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
   await expect(page.getByTestId('dev-override-profile')).toHaveCount(0);
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'dev-override-ignored');
   expect(fromDevServer).toEqual([]);
   // The release the registry lists is what runs.
   const entries = await page.evaluate(() =>
@@ -255,6 +272,8 @@ test("a developer following an attacker's link to another origin runs none of it
     `${evil} is not an origin this shell allows`,
   );
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'dev-override-refused');
   await expect(page.getByTestId('dev-override-profile')).toHaveCount(0);
   expect(fromEvil).toEqual([]);
 });
@@ -272,6 +291,8 @@ test('a link overriding a remote from the release store is refused: no other rel
   );
   await expect(page.getByTestId('dev-override-confirm')).toHaveCount(0);
   await expect(page.getByRole('heading', { name: 'Your account' })).toBeVisible();
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'dev-override-refused');
   expect(fromStore).toEqual([]);
   // Asked directly, the API refuses it too.
   const asked = await callApiInPage(page, 'POST', '/api/dev-overrides', {
@@ -295,6 +316,8 @@ test('an override of the admin console is refused by the shell and by the API, t
     'admin is a remote only administrators may see, which no dev override replaces.',
   );
   await expect(page.getByTestId('dev-override-confirm')).toHaveCount(0);
+  await expect(page.getByTestId('remote-profile')).toBeVisible();
+  await expectAccessible(page, 'dev-override-refused-admin');
 
   // A script in the page going past the shell, straight to the API with the page's token and key.
   const asked = await callApiInPage(page, 'POST', '/api/dev-overrides', {

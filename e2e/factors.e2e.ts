@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { createHash, randomBytes } from 'node:crypto';
 import { generateSync } from 'otplib';
 import { KEYCLOAK_URL, SHELL_URL } from '@atrium/test-support/addresses';
@@ -10,6 +11,7 @@ import {
   signOutToShell,
 } from '@atrium/test-support/journeys';
 import { realmAdmin, type TestPerson } from '@atrium/test-support/keycloak';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 /** The atrium realm's admin API: the journeys' people, their credentials and sessions. */
 const realm = realmAdmin();
@@ -59,13 +61,14 @@ async function removeFromSecuritySection(page: Page, label: string, message: str
   const row = page.getByTestId('security-credential').filter({ hasText: label });
   await row.getByRole('button', { name: /^Remove/ }).click();
   await expect(page.getByRole('heading', { name: `Delete ${label}` })).toBeVisible();
-  await expectAtriumTheme(page);
+  await expectAtriumTheme(page, 'keycloak-delete-credential');
   await page.getByRole('button', { name: 'Confirm deletion' }).click();
   await expect(page).toHaveURL(`${SHELL_URL}/profile`);
   await expect(page.getByTestId('security-action-result')).toContainText(message);
   await expect(page.getByTestId('security-credential')).toHaveCount(1);
   await expect(page.getByTestId('security-credential')).toHaveAttribute('data-type', 'password');
   await expect(page.getByTestId('security-no-factors')).toBeVisible();
+  await expectAccessible(page, 'profile-and-security-factor-removed');
 }
 
 test('a person registers a passkey, signs out, signs in with it and no password, then removes it and it no longer signs in', async ({
@@ -93,7 +96,7 @@ test('a person registers a passkey, signs out, signs in with it and no password,
   await signInWithPassword(page, person);
   await startAccountAction(page, 'webauthn-register-passwordless');
   await expect(page.getByRole('heading', { name: 'Passkey Registration' })).toBeVisible();
-  await expectAtriumTheme(page);
+  await expectAtriumTheme(page, 'keycloak-passkey-registration');
   await page.getByRole('button', { name: 'Register', exact: true }).click();
   await backToShell(page, person);
 
@@ -109,6 +112,8 @@ test('a person registers a passkey, signs out, signs in with it and no password,
   // Passkey" while autofill answers sends the page's form twice, and Keycloak refuses the second as out of date.
   await signOutToShell(page);
   await expect(page.getByTestId('signed-in-user')).toHaveText(`${person.firstName} ${person.lastName}`);
+  await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+  await expectAccessible(page, 'home');
   await page.goto('/profile');
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
   const { credentials: used } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
@@ -119,6 +124,7 @@ test('a person registers a passkey, signs out, signs in with it and no password,
   await expect(page.getByTestId('security-credential').filter({ hasText: 'Journey passkey' })).toContainText(
     'Passkey',
   );
+  await expectAccessible(page, 'profile-and-security-passkey');
   await removeFromSecuritySection(page, 'Journey passkey', 'Your passkey was removed.');
   expect(await realm.credentialTypes(person)).toEqual(['password']);
 
@@ -134,6 +140,7 @@ test('a person registers a passkey, signs out, signs in with it and no password,
   await page.getByRole('link', { name: 'Sign in with Passkey' }).click();
   await expect(page.getByText(PASSKEY_REFUSED)).toBeVisible();
   await expect(page).toHaveURL(/\/realms\/atrium\//);
+  await expectAtriumTheme(page, 'keycloak-passkey-refused');
   await expect(page.getByTestId('profile-email')).toHaveCount(0);
   const { credentials: offered } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
   expect(offered[0]!.signCount).toBeGreaterThan(used[0]!.signCount);
@@ -163,16 +170,17 @@ test('a person sets up an authenticator app, signs in with a code (a wrong one i
 
   await startAccountAction(page, 'CONFIGURE_TOTP');
   await expect(page.getByRole('heading', { name: 'Mobile Authenticator Setup' })).toBeVisible();
-  await expectAtriumTheme(page);
+  await expectAtriumTheme(page, 'keycloak-otp-setup');
   // The key an app would scan from the QR code, as Keycloak spells it out for typing in.
   await page.getByRole('link', { name: 'Unable to scan?' }).click();
   const secret = (await page.locator('#kc-totp-secret-key').innerText()).replace(/\s+/g, '');
   expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
   await expect(page.getByText('SHA1')).toBeVisible();
+  await expectAccessible(page, 'keycloak-otp-setup-key');
   const setupAt = Date.now() / 1000;
-  // (The setup page's labels name no input, so the fields are found by their ids.)
-  await page.locator('#totp').fill(codeAt(secret, setupAt));
-  await page.locator('#userLabel').fill('Journey phone');
+  // The fields by their labels (Keycloak's own labels named no input: the theme's copy of the page fixes them).
+  await page.getByLabel('One-time code').fill(codeAt(secret, setupAt));
+  await page.getByLabel('Device Name').fill('Journey phone');
   await page.getByRole('button', { name: 'Submit' }).click();
   await backToShell(page, person);
   expect(await realm.credentialTypes(person)).toEqual(['otp', 'password']);
@@ -182,7 +190,7 @@ test('a person sets up an authenticator app, signs in with a code (a wrong one i
   await signInAtKeycloak(page, person.username, person.password);
   const codeField = page.locator('input[name="otp"]');
   await expect(codeField).toBeVisible();
-  await expectAtriumTheme(page);
+  await expectAtriumTheme(page, 'keycloak-otp-code');
 
   // A wrong code: refused, and the person stays on the code page.
   await nextWindow(page, setupAt);
@@ -196,6 +204,7 @@ test('a person sets up an authenticator app, signs in with a code (a wrong one i
   await page.getByRole('button', { name: /sign in/i }).click();
   await expect(page.getByText('Invalid authenticator code.')).toBeVisible();
   await expect(page).toHaveURL(/\/realms\/atrium\//);
+  await expectAccessible(page, 'keycloak-otp-code-refused');
 
   // The right one.
   await codeField.fill(codeAt(secret, Date.now() / 1000));

@@ -1,8 +1,10 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { LOGIN_PAGE, signInAtKeycloak } from '@atrium/test-support/journeys';
 import { keycloakProcess, realmAdmin, type TestPerson } from '@atrium/test-support/keycloak';
 import { storedSession } from '@atrium/test-support/page-session';
 import { SHELL_URL } from '@atrium/test-support/addresses';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 /** The atrium realm's admin API: the journeys' people, their credentials and sessions. */
 const realm = realmAdmin();
@@ -12,6 +14,7 @@ async function signInAt(page: Page, path: string, person: TestPerson): Promise<v
   await page.goto(path);
   await signInAtKeycloak(page, person.username, person.password);
   await expect(page.getByTestId('profile-email')).toHaveText(person.email);
+  await expectAccessible(page, 'profile');
 }
 
 /** Seconds since `start`, for the journey's notes. */
@@ -39,6 +42,7 @@ test('Keycloak stopped: at boot, during renewal and at sign-out the shell says s
     test.info().annotations.push({ type: 'boot message after (s)', description: String(since(bootStart)) });
     await expect(boot.getByText('You will be taken to sign in as soon as it answers.')).toBeVisible();
     await expect(boot.getByRole('button', { name: 'Retry' })).toBeVisible();
+    await expectAccessible(boot, 'sign-in-service-unreachable');
     await boot.getByRole('button', { name: 'Retry' }).click();
     await expect(boot.getByRole('heading', { name: UNREACHABLE })).toBeVisible();
 
@@ -50,6 +54,7 @@ test('Keycloak stopped: at boot, during renewal and at sign-out the shell says s
     // Nothing was lost: same page, same person.
     await expect(page).toHaveURL(`${SHELL_URL}/profile`);
     await expect(page.getByTestId('profile-email')).toHaveText(person.email);
+    await expectAccessible(page, 'profile-sign-in-service-unreachable');
 
     // Keycloak comes back: both pages carry on by themselves.
     keycloak.resume();
@@ -85,6 +90,7 @@ test('Keycloak stopped: at boot, during renewal and at sign-out the shell says s
       description: String(since(signOutStart)),
     });
     await expect(signOutBanner).toContainText('You will be signed out as soon as it answers.');
+    await expectAccessible(page, 'sign-out-waiting');
   } finally {
     keycloak.resume();
   }
@@ -92,6 +98,8 @@ test('Keycloak stopped: at boot, during renewal and at sign-out the shell says s
     waitUntil: 'commit',
     timeout: 30_000,
   });
+  // Signed out, the shell sends the browser on to sign in by itself; then the person asks for a page again.
+  await expect(page).toHaveURL(LOGIN_PAGE);
   await page.goto('/profile');
   await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
 });

@@ -1,4 +1,5 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import type { Browser, Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { createServer } from 'node:http';
@@ -7,6 +8,7 @@ import { join } from 'node:path';
 import { MANIFEST_FILE_HASHES } from '@atrium/sdk/remote-entry';
 import { publishFixture, releaseStoreDir, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
 import { openAs } from '@atrium/test-support/journeys';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 // Each attack's code would set this global if it ever ran.
 const PWNED = '__pwned';
@@ -42,9 +44,12 @@ class StoreFile {
   }
 }
 
-/** A signed-in page of its own (nothing comes from an earlier page's cache) that records what it requests. */
+/**
+ * A signed-in page in a browser context of its own (nothing comes from an earlier page's cache) that records what
+ * it requests. (A context, not browser.newPage(): axe-core opens a page of its own in the page's context.)
+ */
 async function openFresh(browser: Browser, path: string) {
-  const page = await browser.newPage();
+  const page = await (await browser.newContext()).newPage();
   const requested: string[] = [];
   const consoleErrors: string[] = [];
   page.on('request', (request) => requested.push(request.url()));
@@ -63,8 +68,10 @@ async function expectShellStillWorks(page: Page) {
   const nav = page.getByRole('navigation', { name: 'Main' });
   await nav.getByRole('link', { name: 'Profile' }).click();
   await expect(page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
+  await expectAccessible(page, 'profile');
   await nav.getByRole('link', { name: 'Home' }).click();
   await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+  await expectAccessible(page, 'home');
 }
 
 /** An ES module that would take over the remote's slot and mark the page. */
@@ -107,7 +114,7 @@ test('a manifest swapped for one naming an ES module the attacker wrote into the
     await main.getByRole('button', { name: 'Retry' }).click();
     await expect(main.getByText('The genuine swapped release')).toBeVisible();
     expect(await pwned(page)).toBeUndefined();
-    await page.close();
+    await page.context().close();
   } finally {
     manifest.restore();
   }
@@ -153,7 +160,7 @@ test('a manifest swapped for one pointing at another origin is refused and nothi
     await main.getByRole('button', { name: 'Retry' }).click();
     await expect(main.getByText('The genuine elsewhere release')).toBeVisible();
     expect(attackerRequests).toEqual([]);
-    await page.close();
+    await page.context().close();
   } finally {
     manifest.restore();
     await new Promise((resolve) => attacker.close(resolve));
@@ -183,7 +190,7 @@ test('a published release whose manifest names an ES module entry is refused, ev
   expect(await pwned(page)).toBeUndefined();
   expect(requested.filter((url) => url.includes('entry.mjs'))).toEqual([]);
   await expectShellStillWorks(page);
-  await page.close();
+  await page.context().close();
 });
 
 test('a line appended to remoteEntry.js is refused by the browser and Retry works once the file is restored', async ({
@@ -214,7 +221,7 @@ test('a line appended to remoteEntry.js is refused by the browser and Retry work
     await main.getByRole('button', { name: 'Retry' }).click();
     await expect(main.getByText('The genuine release')).toBeVisible();
     expect(await pwned(page)).toBeUndefined();
-    await page.close();
+    await page.context().close();
   } finally {
     entry.restore();
   }
@@ -231,7 +238,7 @@ async function profileRelease(browser: Browser) {
   const { page, consoleErrors } = await openFresh(browser, '/profile');
   await expect(page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
   const version = await page.locator('[data-remote="profile"]').getAttribute('data-remote-version');
-  await page.close();
+  await page.context().close();
   // Its Feature's files loaded with the hashes its manifest records: a wrong one would be refused, loudly.
   expect(consoleErrors.join('\n')).not.toMatch(/integrity/i);
   const manifest = JSON.parse(
@@ -288,6 +295,7 @@ for (const attack of [
           `could not be loaded from http://localhost:4100/profile/${version}/${fileName}`,
         );
       }
+      await expectAccessible(page, 'remote-unavailable-integrity');
       expect(await attackTook(page)).toBe(false);
       expect(consoleErrors.join('\n')).toMatch(/integrity/i);
       // Another remote still works.
@@ -303,7 +311,7 @@ for (const attack of [
       await main.getByRole('button', { name: 'Retry' }).click();
       await expect(page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
       expect(await attackTook(page)).toBe(false);
-      await page.close();
+      await page.context().close();
     } finally {
       file.restore();
     }

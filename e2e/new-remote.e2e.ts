@@ -1,9 +1,10 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../infra/lib/paths.ts';
 import { capture } from '../infra/lib/processes.ts';
 import { openAs } from '@atrium/test-support/journeys';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 // The feature team's three commands against the running stack, exactly as the README gives them. They write
 // remotes/journey, the root tsconfig's references and the lock file's workspace link: all put back afterwards.
@@ -37,6 +38,8 @@ test('new → live → rolled back in three commands against the running stack, 
   await openAs(page, '/', 'alice');
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByRole('link', { name: 'Journey' })).toHaveCount(0);
+  await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+  await expectAccessible(page, 'home');
 
   // 1. A new remote: made from the template, built, created in the registry and its first version live.
   const started = performance.now();
@@ -52,6 +55,7 @@ test('new → live → rolled back in three commands against the running stack, 
   console.log(`new_remote_to_visible_ms=${Math.round(performance.now() - started)}`);
   await expect(nav.getByRole('link', { name: 'Journey' })).toBeVisible();
   await expect(main.getByTestId('remote-release')).toHaveText(`${name} 0.1.0`);
+  await expectAccessible(page, 'template-remote');
 
   // The name is refused a second time, locally and with the rule's words for a bad one.
   const again = await run(['run', 'new:remote', '--', name]);

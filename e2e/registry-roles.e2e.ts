@@ -1,9 +1,10 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { gzipSync } from 'node:zlib';
 import { BUDGETS } from '../infra/budgets/bundle-sizes.ts';
 import { publishFixture, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
 import { openAs } from '@atrium/test-support/journeys';
 import { RELEASE_STORE_URL } from '@atrium/test-support/addresses';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 test('alice sees Profile but not Admin, and no file of the admin remote is ever requested', async ({
   page,
@@ -20,15 +21,18 @@ test('alice sees Profile but not Admin, and no file of the admin remote is ever 
   const features = page.getByRole('region', { name: 'Your features' });
   await expect(features.getByRole('link', { name: 'Profile' })).toBeVisible();
   await expect(features.getByRole('link', { name: 'Admin' })).toHaveCount(0);
+  await expectAccessible(page, 'home');
 
   await nav.getByRole('link', { name: 'Profile' }).click();
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
   await expect(page).toHaveTitle('Your account · Atrium');
+  await expectAccessible(page, 'profile');
 
   // Typing the admin route is no way in either: the shell does not know the remote at all.
   await page.goto('/admin');
   await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
   await expect(page).toHaveTitle('Page not found · Atrium');
+  await expectAccessible(page, 'not-found');
 
   expect(requested.filter((url) => url.startsWith(`${RELEASE_STORE_URL}/profile/`)).length).toBeGreaterThan(
     0,
@@ -40,18 +44,23 @@ test('ada sees Profile and Admin and opens the registry console', async ({ page 
   await openAs(page, '/', 'ada');
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByRole('link', { name: 'Profile' })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+  await expectAccessible(page, 'home');
   await nav.getByRole('link', { name: 'Admin' }).click();
 
   await expect(page).toHaveURL('http://localhost:4000/admin');
   await expect(page.getByRole('heading', { name: 'Registry console' })).toBeVisible();
   await expect(page.getByTestId('remote-profile').getByTestId('active-version')).toHaveText(/\d+\.\d+\.\d+/);
   await expect(page).toHaveTitle('Remotes · Registry console · Atrium');
+  await expectAccessible(page, 'admin-remotes');
 
   // The console's own navigation goes through the sdk's Link: no reload, the shell's router moves.
   await page.getByRole('link', { name: 'Audit log' }).click();
   await expect(page).toHaveURL('http://localhost:4000/admin/audit');
   await expect(page.getByText('Page 1', { exact: true })).toBeVisible();
   await expect(page).toHaveTitle('Audit log · Registry console · Atrium');
+  await expect(page.getByTestId('audit-table')).toBeVisible();
+  await expectAccessible(page, 'admin-audit');
   // Back at home the remote's title is gone with it.
   await nav.getByRole('link', { name: 'Home' }).click();
   await expect(page).toHaveTitle('Home · Atrium');
@@ -65,14 +74,17 @@ test('an admin hides a feature from everyone but admins in the console: alice no
   // Created by the platform for everyone, published by its owning deployer.
   await publishFixture('notice', dir, '/notice', []);
 
-  const alice = await browser.newPage();
+  // A browser context of her own (axe-core opens a page of its own in the page's context).
+  const alice = await (await browser.newContext()).newPage();
   await openAs(alice, '/notice', 'alice');
   await expect(alice.getByRole('main').getByText('Notice board')).toBeVisible();
+  await expectAccessible(alice, 'fixture-remote');
 
   await openAs(page, '/admin', 'ada');
   await page.getByRole('button', { name: 'Edit settings of Notice' }).click();
   const form = page.getByRole('form', { name: 'Settings of Notice' });
   await form.getByLabel('Required roles').fill('atrium-admin');
+  await expectAccessible(page, 'admin-remote-settings');
   await form.getByRole('button', { name: 'Save settings' }).click();
   await expect(page.getByText('Notice saved')).toBeVisible();
   await expect(page.getByTestId('remote-notice')).toContainText('needs atrium-admin');
@@ -90,16 +102,19 @@ test('an admin hides a feature from everyone but admins in the console: alice no
   await alice.goto('/notice');
   await expect(alice.getByRole('heading', { name: 'Page not found' })).toBeVisible();
   expect(requested.filter((url) => url.startsWith(`${RELEASE_STORE_URL}/notice/`))).toEqual([]);
-  await alice.close();
+  await alice.context().close();
 
   await page.getByRole('link', { name: 'Audit log' }).click();
   await expect(page.getByTestId('audit-table')).toContainText('Changed the required roles');
+  await expectAccessible(page, 'admin-audit');
 });
 
 test('the shell loads at most its budget of JavaScript (130 KB gzip) before the first remote, which renders soon after', async ({
   page,
 }) => {
   await openAs(page, '/', 'alice');
+  await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+  await expectAccessible(page, 'home');
   // A fresh navigation in the signed-in session: count what the shell loads before it asks for a remote.
   const shellScripts: string[] = [];
   let remoteRequested = false;
@@ -109,6 +124,7 @@ test('the shell loads at most its budget of JavaScript (130 KB gzip) before the 
   });
   await page.goto('/profile');
   await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'profile');
 
   let gzipTotal = 0;
   for (const url of shellScripts) {

@@ -1,7 +1,8 @@
-import { expect, test } from '@playwright/test';
-import { openAs, signOut } from '@atrium/test-support/journeys';
+import { expect, test } from '@atrium/test-support/journey-test';
+import { openAs, signInAtKeycloak, signOut } from '@atrium/test-support/journeys';
 import { realmAdminHeaders } from '@atrium/test-support/keycloak';
 import { storedSession as storedUser } from '@atrium/test-support/page-session';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 function lifespanSeconds(token: string): number {
   const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as {
@@ -38,6 +39,7 @@ test('a short-lived access token renews silently while the person works, and sig
   await theme.getByLabel('Light').check();
   await page.getByRole('button', { name: 'Save preferences' }).click();
   await expect(page.getByRole('status').filter({ hasText: /preferences saved/i })).toBeVisible();
+  await expectAccessible(page, 'profile-preferences-saved');
 
   const renewed = await storedUser(page);
   expect(renewed.access_token).not.toBe(first.access_token);
@@ -58,6 +60,7 @@ test('when the Keycloak session ends behind the shell, failed renewal leads thro
   test.setTimeout(240_000);
   await openAs(page, '/profile', 'alice');
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expectAccessible(page, 'profile');
   const first = await storedUser(page);
   expect(lifespanSeconds(first.access_token), 'npm test runs Keycloak with 60 s tokens').toBeLessThanOrEqual(
     90,
@@ -78,9 +81,7 @@ test('when the Keycloak session ends behind the shell, failed renewal leads thro
   // The shell renews before the access token expires; the refresh is refused, so it sends alice to sign in
   // (her Keycloak session is gone: the password form, not a silent redirect) and then back to /profile.
   await expect(page.getByLabel('Password', { exact: true })).toBeVisible({ timeout: 120_000 });
-  await page.getByLabel(/username or email/i).fill('alice');
-  await page.getByLabel('Password', { exact: true }).fill('alice');
-  await page.getByRole('button', { name: /sign in/i }).click();
+  await signInAtKeycloak(page, 'alice', 'alice');
   await expect(page).toHaveURL('http://localhost:4000/profile');
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
 });

@@ -1,6 +1,7 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { runReleaseCli, writeFixturePackage, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
 import { openAs } from '@atrium/test-support/journeys';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 test('an admin creates a remote in the console, then its team ships it with the CLI', async ({ page }) => {
   test.setTimeout(120_000);
@@ -31,12 +32,14 @@ test('an admin creates a remote in the console, then its team ships it with the 
   await form.getByRole('button', { name: 'Create remote' }).click();
   // The API's verdict on one field is shown beside it; the rest of the form is kept.
   await expect(form.getByTestId('error-path')).toContainText('kebab-case');
+  await expectAccessible(page, 'admin-new-remote-invalid');
   await form.getByLabel('Path').fill('/time-off');
   await form.getByRole('button', { name: 'Create remote' }).click();
   await expect(page.getByText('Time off (leave) created')).toBeVisible();
   const card = page.getByTestId('remote-leave');
   await expect(card.getByTestId('owner')).toHaveText('atrium-deployer');
   await expect(card.getByTestId('active-version')).toHaveText('none');
+  await expectAccessible(page, 'admin-remotes-created');
 
   const shipped = await ship();
   expect(shipped.output).toContain('registered leave 1.0.0');
@@ -48,6 +51,7 @@ test('an admin creates a remote in the console, then its team ships it with the 
   await expect(
     page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Time off' }),
   ).toBeVisible();
+  await expectAccessible(page, 'fixture-remote');
 });
 
 test("a feature team's deployer cannot replace the admin console, which keeps working", async ({ page }) => {
@@ -62,6 +66,7 @@ test("a feature team's deployer cannot replace the admin console, which keeps wo
   await expect(card.getByTestId('owner')).toHaveText('atrium-platform');
   await expect(card.getByTestId('version-9.9.9')).toHaveCount(0);
   await expect(page.getByTestId('remote-release')).not.toContainText('9.9.9');
+  await expectAccessible(page, 'admin-remotes');
 });
 
 test('a feature team ships profile 1.0.1 with the CLI, and an admin rolls back to 1.0.0 in the console', async ({
@@ -69,6 +74,8 @@ test('a feature team ships profile 1.0.1 with the CLI, and an admin rolls back t
 }) => {
   test.setTimeout(180_000);
   await openAs(page, '/profile', 'ada');
+  await expect(page.getByTestId('profile-email')).toBeVisible();
+  await expectAccessible(page, 'profile');
   await expect(page.getByTestId('remote-release')).toHaveText('profile 1.0.0');
 
   const release = await runReleaseCli('release', 'profile', ['--version', '1.0.1', '--activate']);
@@ -93,9 +100,11 @@ test('a feature team ships profile 1.0.1 with the CLI, and an admin rolls back t
   await card.getByRole('button', { name: 'Activate 1.0.0' }).click();
   const dialog = page.getByRole('dialog', { name: 'Activate Profile 1.0.0?' });
   await expect(dialog).toBeVisible();
+  await expectAccessible(page, 'admin-activate-dialog');
   await dialog.getByRole('button', { name: 'Activate 1.0.0' }).click();
   await expect(page.getByText('Profile 1.0.0 is now active')).toBeVisible();
   await expect(card.getByTestId('active-version')).toHaveText('1.0.0');
+  await expectAccessible(page, 'admin-remotes-activated');
 
   await page.getByRole('link', { name: 'Audit log' }).click();
   const table = page.getByTestId('audit-table');
@@ -134,6 +143,7 @@ test('a feature team ships profile 1.0.1 with the CLI, and an admin rolls back t
   await expect(filters.getByLabel('Action')).toHaveValue('remote.version.activated');
   await expect(filters.getByLabel('Remote')).toHaveValue('profile');
   await expect.poll(onlyAdasActivations).toBe(true);
+  await expectAccessible(page, 'admin-audit-filtered');
 
   await page.goto('/profile');
   await expect(page.getByTestId('remote-release')).toHaveText('profile 1.0.0');

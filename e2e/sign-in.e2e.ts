@@ -1,5 +1,7 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { expectAtriumTheme, signOut } from '@atrium/test-support/journeys';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 async function signInAtKeycloak(page: Page, username: string, password: string): Promise<void> {
   await expect(page).toHaveURL(/\/realms\/atrium\/protocol\/openid-connect\/auth/);
@@ -22,8 +24,8 @@ test('alice signs in once, sees her profile from the API, keeps her theme across
   await page.goto('/profile');
   // Keycloak's sign-in page, in Atrium's login theme.
   await expect(page).toHaveURL(/\/realms\/atrium\/protocol\/openid-connect\/auth/);
-  await expectAtriumTheme(page);
   await expect(page.getByRole('heading', { name: 'Sign in to Atrium' })).toBeVisible();
+  await expectAtriumTheme(page, 'keycloak-sign-in');
   await signInAtKeycloak(page, 'alice', 'alice');
 
   await expect(page).toHaveURL('http://localhost:4000/profile');
@@ -32,12 +34,14 @@ test('alice signs in once, sees her profile from the API, keeps her theme across
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
   // The callback's code and state never stay in the address bar.
   expect(new URL(page.url()).search).toBe('');
+  await expectAccessible(page, 'profile');
 
   const theme = page.getByRole('group', { name: 'Theme' });
   await theme.getByLabel('Dark').check();
   await page.getByRole('button', { name: 'Save preferences' }).click();
   await expect(page.getByRole('status')).toHaveText(/preferences saved/i);
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await expectAccessible(page, 'profile-dark');
 
   // The session is shared by the tabs (localStorage) and bound to a key the page can use but not read: the
   // DPoP key in IndexedDB is non-extractable, so no script can copy it out with the tokens.

@@ -1,10 +1,12 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { createHash, randomBytes } from 'node:crypto';
 import { API_URL, ISSUER, TOKEN_ENDPOINT } from '@atrium/test-support/addresses';
 import { createDpopKey } from '@atrium/test-support/dpop';
 import { openAs } from '@atrium/test-support/journeys';
 import { claimsOf, redeemRefreshToken } from '@atrium/test-support/keycloak';
 import { nextRenewal, redeemInPage, storedSession } from '@atrium/test-support/page-session';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 /** The person keeps working: a preference saved through the API (a write, then the page reads it back). */
 async function saveTheme(page: Page, theme: 'Light' | 'Dark'): Promise<void> {
@@ -19,6 +21,7 @@ test('a refresh token copied out of the page is refused elsewhere and once spent
   test.setTimeout(240_000);
   await openAs(page, '/profile', 'alice');
   await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expectAccessible(page, 'profile');
 
   // Code in the page reads the session out of storage and sends it home.
   const stolen = await storedSession(page);
@@ -100,6 +103,8 @@ async function silentAuthorization(page: Page, scope: string) {
 
 test('the shell client gets no offline token, even when code in the page asks for one', async ({ page }) => {
   await openAs(page, '/profile', 'alice');
+  await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expectAccessible(page, 'profile');
 
   const offline = await silentAuthorization(page, 'openid offline_access');
   expect(offline.answer.get('error'), offline.answer.toString()).toBe('invalid_scope');
@@ -132,6 +137,8 @@ test('an access token copied out of the page is refused by the API from elsewher
   page,
 }) => {
   await openAs(page, '/profile', 'alice');
+  await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expectAccessible(page, 'profile');
   const stolen = await storedSession(page);
   const url = `${API_URL}/api/me`;
 

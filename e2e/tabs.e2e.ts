@@ -1,8 +1,10 @@
-import { expect, test, type Page, type Response } from '@playwright/test';
+import type { Page, Response } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { TOKEN_ENDPOINT } from '@atrium/test-support/addresses';
-import { openAs } from '@atrium/test-support/journeys';
+import { expectAtriumTheme, openAs } from '@atrium/test-support/journeys';
 import { claimsOf } from '@atrium/test-support/keycloak';
 import { nextRenewal, storedSession } from '@atrium/test-support/page-session';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 /** Every refresh-token request a tab sends to Keycloak, with Keycloak's answer. */
 function watchRenewals(page: Page, into: { tab: string; status: number }[], tab: string): void {
@@ -38,6 +40,8 @@ test('two tabs of one person share the session through several renewals, one ren
   }
 
   await openAs(first, '/profile', 'alice');
+  await expect(first.getByTestId('profile-email')).toHaveText('alice@atrium.test');
+  await expectAccessible(first, 'profile');
   const signedIn = toKeycloak.length;
   // The second tab finds the session the first one stored: no second sign-in, no second token chain.
   await second.goto('/profile');
@@ -60,19 +64,27 @@ test('two tabs of one person share the session through several renewals, one ren
       await expect(page.getByTestId('profile-email')).toHaveText('alice@atrium.test');
     }
   }
+  await expectAccessible(second, 'profile');
 
   expect(renewals.length, 'each renewal was made by exactly one tab').toBeGreaterThanOrEqual(3);
   expect(renewals.filter((renewal) => renewal.status !== 200)).toEqual([]);
   expect(toKeycloak, 'neither tab was sent back to sign in').toHaveLength(signedIn);
 
   // Signing out in one tab signs out the other, which asks before signing in again.
+  // (Waited for from before the click: the first tab passes the shell's home on its way to sign in.)
+  const firstBackHome = first.waitForURL(
+    (url) => url.origin === 'http://localhost:4000' && url.pathname === '/',
+    { waitUntil: 'commit' },
+  );
   await first.getByRole('button', { name: 'Sign out' }).click();
   await expect(second.getByRole('heading', { name: 'You have been signed out' })).toBeVisible();
+  await expectAccessible(second, 'signed-out-notice');
   // (Had the second tab gone to Keycloak at once, it could have arrived before the first tab's sign-out and
   // been signed straight back in; the person reads the notice first.)
-  await first.waitForURL((url) => url.origin === 'http://localhost:4000' && url.pathname === '/', {
-    waitUntil: 'commit',
-  });
+  await firstBackHome;
+  // From there the signed-out shell sends the first tab on to sign in.
+  await expect(first.getByLabel('Password', { exact: true })).toBeVisible();
   await second.getByRole('button', { name: 'Sign in again' }).click();
   await expect(second.getByLabel('Password', { exact: true })).toBeVisible();
+  await expectAtriumTheme(second, 'keycloak-sign-in');
 });

@@ -1,10 +1,11 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import pg from 'pg';
 import { signInWithPassword } from '@atrium/test-support/browser';
 import { API_URL, ISSUER } from '@atrium/test-support/addresses';
 import { publishFixture, writeFixtureRemote } from '@atrium/test-support/fixture-remotes';
 import { newPerson, register, signInAtKeycloak, verifyFromInbox } from '@atrium/test-support/journeys';
 import { realmAdmin } from '@atrium/test-support/keycloak';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 /** What the API has added up for a remote so far, per version: loads tried and loads that failed. */
 async function healthOf(remote: string): Promise<Record<string, { attempts: number; failures: number }>> {
@@ -44,6 +45,7 @@ test("a remote that writes another remote's failure marks in every visitor's bro
   await page.goto('/mimic');
   await signInAtKeycloak(page, person.username, person.password);
   await expect(page.getByRole('main').getByText('Mimic works')).toBeVisible();
+  await expectAccessible(page, 'fixture-remote');
   expect(await page.evaluate(() => performance.getEntriesByName('atrium:remote-failed:prey').length)).toBe(
     20,
   );
@@ -51,6 +53,8 @@ test("a remote that writes another remote's failure marks in every visitor's bro
   // Leaving the page sends what the shell saw (its telemetry batch goes as the page hides).
   await page.goto('/');
   await expect(page.getByTestId('signed-in-user')).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+  await expectAccessible(page, 'home');
   await expect
     .poll(async () => (await healthOf('mimic'))['1.0.0']?.attempts ?? 0, {
       message: "the shell reports the forging remote's own load",
@@ -63,6 +67,7 @@ test("a remote that writes another remote's failure marks in every visitor's bro
   // And the person keeps working: the victim loads and works for them.
   await page.goto('/prey');
   await expect(page.getByRole('main').getByText('Prey works')).toBeVisible();
+  await expectAccessible(page, 'fixture-remote');
 });
 
 test('a person who registers themselves and sends field telemetry with their own OIDC client code: forged batches are refused, counting nothing', async ({
@@ -73,6 +78,8 @@ test('a person who registers themselves and sends field telemetry with their own
   await register(page, attacker);
   await verifyFromInbox(page, attacker);
   await expect(page.getByTestId('signed-in-user')).toBeVisible();
+  await expect(page.getByTestId('profile-email')).toHaveText(attacker.email);
+  await expectAccessible(page, 'profile-new-person');
   await publishFixture('quarry', writeFixtureRemote('quarry', 'renders', 'Quarry works'), '/quarry', []);
 
   // Then, outside the shell, their own client: Authorization Code with PKCE and a DPoP key of their own.

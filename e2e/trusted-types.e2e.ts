@@ -1,9 +1,11 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { releaseStoreDir } from '@atrium/test-support/fixture-remotes';
-import { openAs } from '@atrium/test-support/journeys';
+import { expectAtriumTheme, openAs } from '@atrium/test-support/journeys';
 import { API_URL, KEYCLOAK_URL, RELEASE_STORE_URL } from '@atrium/test-support/addresses';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 const MAIL_INBOX = 'http://localhost:1080';
 
@@ -62,6 +64,9 @@ test("the shell's policy names only itself, the release store and the dev server
   ]);
   expect(policy['require-trusted-types-for']).toEqual(["'script'"]);
   expect(policy['trusted-types']).toEqual(['atrium-remote-loader', 'default']);
+  // Signed out, the shell sends the browser on to sign in: the journey's page ends on the sign-in page.
+  await expect(page.getByLabel('Password', { exact: true })).toBeVisible();
+  await expectAtriumTheme(page, 'keycloak-sign-in');
 });
 
 test('a script URL injected into the page is refused by Trusted Types and never runs; the remotes keep loading', async ({
@@ -161,7 +166,9 @@ test('a script URL injected into the page is refused by Trusted Types and never 
   // The person keeps working: the other remote loads, and so does this one again.
   await page.goto('/admin');
   await expect(page.getByTestId('remote-profile')).toBeVisible();
+  await expectAccessible(page, 'admin-remotes');
   await page.goto('/profile');
   await expect(page.getByTestId('profile-email')).toHaveText('ada@atrium.test');
   expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+  await expectAccessible(page, 'profile');
 });

@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@atrium/test-support/journey-test';
 import { platformCredentialsFromEnv, releaseTargetFromEnv } from '@atrium/release-cli/publish-release';
 import { activateVersion, callApi, getDeployerToken } from '@atrium/release-cli/registry-client';
 import { repoRoot } from '@atrium/infra-lib/paths';
@@ -11,6 +12,7 @@ import {
   writeFixtureRemote,
 } from '@atrium/test-support/fixture-remotes';
 import { openAs } from '@atrium/test-support/journeys';
+import { expectAccessible } from '@atrium/test-support/accessibility';
 
 // The release watch starts 10 s after the list is adopted and asks every 10 s from then
 // (shell/app/src/remote-loading/catalogue/release-watch.tsx): a page hears of a change within 20 s of opening, or
@@ -57,6 +59,7 @@ test('an open page drops a release an administrator withdrew, says why and reloa
   await publishBeside(remote, '1.1.0', 'Pulled 1.1.0 works', true);
   await openAs(page, `/${remote}`, 'alice');
   await expect(page.getByText('Pulled 1.1.0 works')).toBeVisible();
+  await expectAccessible(page, 'fixture-remote');
 
   // The team rolls back; the open page keeps what it runs and offers a reload.
   const target = releaseTargetFromEnv();
@@ -67,6 +70,7 @@ test('an open page drops a release an administrator withdrew, says why and reloa
     timeout: HEARS_WITHIN_MS,
   });
   await expect(page.getByText('Pulled 1.1.0 works')).toBeVisible();
+  await expectAccessible(page, 'new-version-notice');
 
   // An administrator withdraws 1.1.0: the open page stops running it, says why, and offers the active version.
   const admin = await getDeployerToken({ ...target, ...platformCredentialsFromEnv() });
@@ -79,6 +83,7 @@ test('an open page drops a release an administrator withdrew, says why and reloa
     { timeout: HEARS_WITHIN_MS },
   );
   await expect(page.getByText('Pulled 1.1.0 works')).toBeHidden();
+  await expectAccessible(page, 'remote-withdrawn');
   await alert.getByRole('button', { name: 'Reload' }).click();
   await expect(page.getByText('Pulled 1.0.0 works')).toBeVisible();
 
@@ -120,6 +125,8 @@ test('a page that was served a canary never loads it once the canary is rolled b
   await openAs(page, '/', 'alice');
   const navLink = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: title });
   await expect(navLink).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Your features' })).toBeVisible();
+  await expectAccessible(page, 'home');
 
   const aborted = await runReleaseCli(
     'rollout',
@@ -141,6 +148,7 @@ test('a page that was served a canary never loads it once the canary is rolled b
     `${title} 1.1.0 was rolled back: Too many failed loads. Reload the page to use version 1.0.0.`,
   );
   expect(canaryFiles, 'the page fetched nothing of the rolled-back release').toEqual([]);
+  await expectAccessible(page, 'remote-rolled-back');
   await alert.getByRole('button', { name: 'Reload' }).click();
   await expect(page.getByText(`${title} 1.0.0 works`)).toBeVisible();
   expect(canaryFiles).toEqual([]);

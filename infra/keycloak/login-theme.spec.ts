@@ -81,6 +81,19 @@ describe('the atrium login theme', () => {
     expect(Object.fromEntries(login)).toEqual(Object.fromEntries(shell));
   });
 
+  it("names each field of the templates it overrides: Keycloak's labels there name no element", () => {
+    // The authenticator-app set-up: each <label for> names an input of the page.
+    const totp = readFileSync(join(login, 'login-config-totp.ftl'), 'utf8');
+    const labelled = [...totp.matchAll(/<label[^>]*\bfor="([^"]+)"/g)].map((match) => match[1]);
+    expect(labelled).toEqual(['totp', 'userLabel']);
+    for (const id of labelled) expect(totp).toMatch(new RegExp(`<input[^>]*\\bid="${id}"`));
+    // The user name shown read-only when a page asks for the password again has a name of its own.
+    const layout = readFileSync(join(login, 'template.ftl'), 'utf8');
+    expect(layout).toMatch(
+      /<input id="kc-attempted-username"[^>]*\baria-label="\$\{label\?markup_string\?trim\}"/,
+    );
+  });
+
   it('names Atrium on the sign-in page', () => {
     const messages = properties(join(login, 'messages', 'messages_en.properties'));
     expect(messages.get('loginAccountTitle')).toBe('Sign in to Atrium');

@@ -9,6 +9,7 @@ import {
 import {
   Alert,
   Button,
+  Card,
   Field,
   FormRow,
   ResourceView,
@@ -60,8 +61,7 @@ export function AuditLog() {
   const apply = (next: AuditFilters) => setQuery(filtersQuery(next));
   const entriesQuery = apiFilters(filters);
   return (
-    <section aria-labelledby="audit-heading" className="atrium-admin__card atrium-admin__audit">
-      <h2 id="audit-heading">Audit log</h2>
+    <Card heading="Audit log" className="atrium-admin__audit">
       {/* Keyed by the address: Back and Forward show their own filters in the form. */}
       <FilterForm key={`form?${query}`} filters={filters} onApply={apply} />
       {problems.length > 0 && (
@@ -76,7 +76,7 @@ export function AuditLog() {
       )}
       {/* Keyed by the query: other filters start again at page 1. */}
       <AuditEntries key={`entries?${entriesQuery}`} query={entriesQuery} filters={filters} />
-    </section>
+    </Card>
   );
 }
 

@@ -5,8 +5,8 @@ import {
   type RemoteDetail,
   type UpdateRemoteRequest,
 } from '@atrium/sdk';
-import { Alert, Button, describeApiError, Field, useAsyncAction } from '@atrium/sdk/ui';
-import { useState, type FormEvent } from 'react';
+import { Alert, Button, Card, describeApiError, Field, useAsyncAction } from '@atrium/sdk/ui';
+import { useId, useState, type FormEvent } from 'react';
 
 // The form's fields are the body's (`CreateRemote` of the API's document).
 type FieldName = keyof CreateRemoteRequest;
@@ -74,37 +74,42 @@ export function RemoteSettingsForm({ remote, onSaved, onCancel }: RemoteSettings
   );
 
   const heading = remote ? `Settings of ${remote.title}` : 'New remote';
+  const headingId = useId();
   return (
-    <form
-      className="atrium-admin__card atrium-admin__form"
-      aria-label={heading}
-      noValidate
-      onSubmit={(event) => void submit(event)}
-    >
-      <h2>{heading}</h2>
-      {field('name', 'Name', {
-        readOnly: remote !== undefined,
-        hint: remote ? 'A remote keeps its name.' : 'Module Federation name: lowercase letters, digits, -.',
-      })}
-      {field('title', 'Title')}
-      {field('path', 'Path', { hint: 'Route in the shell, e.g. /time-off.' })}
-      {field('navOrder', 'Order', { type: 'number', hint: 'Position in the navigation; lower comes first.' })}
-      {field('requiredRoles', 'Required roles', {
-        hint: 'Comma-separated; empty means every signed-in person.',
-      })}
-      {field('owner', 'Owner', {
-        hint: 'Client id of the deployer that publishes and activates its versions.',
-      })}
-      {formError !== undefined && <Alert>{formError}</Alert>}
-      <div className="atrium-admin__actions">
-        <Button variant="secondary" onClick={onCancel}>
-          Cancel
-        </Button>
-        <Button type="submit" busy={save.busy} busyLabel="Saving…">
-          {remote ? 'Save settings' : 'Create remote'}
-        </Button>
-      </div>
-    </form>
+    <Card heading={heading} headingId={headingId}>
+      <form
+        className="atrium-admin__form"
+        aria-labelledby={headingId}
+        noValidate
+        onSubmit={(event) => void submit(event)}
+      >
+        {field('name', 'Name', {
+          readOnly: remote !== undefined,
+          hint: remote ? 'A remote keeps its name.' : 'Module Federation name: lowercase letters, digits, -.',
+        })}
+        {field('title', 'Title')}
+        {field('path', 'Path', { hint: 'Route in the shell, e.g. /time-off.' })}
+        {field('navOrder', 'Order', {
+          type: 'number',
+          hint: 'Position in the navigation; lower comes first.',
+        })}
+        {field('requiredRoles', 'Required roles', {
+          hint: 'Comma-separated; empty means every signed-in person.',
+        })}
+        {field('owner', 'Owner', {
+          hint: 'Client id of the deployer that publishes and activates its versions.',
+        })}
+        {formError !== undefined && <Alert>{formError}</Alert>}
+        <div className="atrium-admin__actions">
+          <Button variant="secondary" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button type="submit" busy={save.busy} busyLabel="Saving…">
+            {remote ? 'Save settings' : 'Create remote'}
+          </Button>
+        </div>
+      </form>
+    </Card>
   );
 }
 

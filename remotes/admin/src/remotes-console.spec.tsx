@@ -83,19 +83,29 @@ describe('RemotesConsole', () => {
     );
     renderWithShell(<RemotesConsole />);
 
-    fireEvent.click(await screen.findByRole('button', { name: 'Activate 1.0.0' }));
+    const opener = await screen.findByRole('button', { name: 'Activate 1.0.0' });
+    opener.focus();
+    fireEvent.click(opener);
     expect(activations).toEqual([]);
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(activations).toEqual([]);
+    // Closed, the dialog gives focus back to the button that opened it.
+    expect(document.activeElement).toBe(opener);
 
     fireEvent.click(screen.getByRole('button', { name: 'Activate 1.0.0' }));
     expect(screen.getByText('Activate Profile 1.0.0?')).toBeTruthy();
     const dialogButtons = screen.getAllByRole('button', { name: 'Activate 1.0.0' });
+    // Opened, the dialog has focus on its confirm button.
+    expect(document.activeElement).toBe(dialogButtons.at(-1));
     fireEvent.click(dialogButtons[dialogButtons.length - 1]!);
 
     expect(await screen.findByText(/Profile 1.0.0 is now active/)).toBeTruthy();
     expect(activations).toEqual([{ version: '1.0.0' }]);
     await vi.waitFor(() => expect(screen.getByTestId('active-version').textContent).toBe('1.0.0'));
+    // The button that opened the dialog is gone with the version's change: focus is on the outcome.
+    expect(screen.queryByRole('button', { name: 'Activate 1.0.0' })).toBeNull();
+    expect(document.activeElement).toBe(screen.getByRole('status'));
+    expect(document.activeElement?.textContent).toContain('Profile 1.0.0 is now active');
   });
 
   it('withdraws a version only with a reason, then shows it withdrawn with why and no action', async () => {
@@ -115,6 +125,8 @@ describe('RemotesConsole', () => {
     fireEvent.click(await screen.findByRole('button', { name: 'Withdraw 1.0.0' }));
     expect(screen.getByText('Withdraw Profile 1.0.0?')).toBeTruthy();
     const confirm = () => screen.getAllByRole('button', { name: 'Withdraw 1.0.0' }).at(-1)!;
+    // Opened, the dialog has focus on the field to fill in first.
+    expect(document.activeElement).toBe(screen.getByLabelText('Reason'));
     // No reason, no withdrawal: the confirmation stays disabled.
     expect(confirm()).toHaveProperty('disabled', true);
     fireEvent.change(screen.getByLabelText('Reason'), { target: { value: '  leaks data  ' } });
@@ -126,6 +138,7 @@ describe('RemotesConsole', () => {
     const row = screen.getByTestId('version-1.0.0');
     expect(row.textContent).toContain('leaks data (ada,');
     expect(within(row).queryByRole('button')).toBeNull();
+    expect(document.activeElement?.textContent).toContain('Profile 1.0.0 is withdrawn');
   });
 
   it('says why a withdrawal was refused', async () => {
@@ -371,6 +384,20 @@ describe('remote settings', () => {
     expect(await screen.findByText(/Profile saved/)).toBeTruthy();
     expect(patches).toEqual([{ requiredRoles: ['atrium-admin'], owner: 'team-b-deployer' }]);
     await vi.waitFor(() => expect(screen.getByTestId('owner').textContent).toBe('team-b-deployer'));
+    // The form (and its focused Save button) closed: focus is on the outcome.
+    expect(window.document.activeElement?.textContent).toContain('Profile saved');
+  });
+
+  it('gives focus back to the button that opened a settings form when the form is cancelled', async () => {
+    server.use(http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry('1.0.1'))));
+    renderWithShell(<RemotesConsole />);
+
+    for (const name of ['Edit settings of Profile', 'New remote']) {
+      fireEvent.click(await screen.findByRole('button', { name }));
+      expect(screen.queryByRole('button', { name })).toBeNull();
+      fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+      expect(document.activeElement).toBe(screen.getByRole('button', { name }));
+    }
   });
 
   it('says so when the API refuses the change as a whole', async () => {

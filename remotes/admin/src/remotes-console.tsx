@@ -2,6 +2,8 @@ import { useApi, type AdminRemotesDocument, type RemoteDetail, type VersionDocum
 import {
   Alert,
   Button,
+  Card,
+  ConfirmDialog,
   describeApiError,
   Field,
   ResourceView,
@@ -10,7 +12,6 @@ import {
   useAsyncAction,
 } from '@atrium/sdk/ui';
 import { useState } from 'react';
-import { ConfirmDialog } from './confirm-dialog';
 import { RemoteSettingsForm } from './remote-settings-form';
 
 /** A version change waiting for the administrator's confirmation: activating it, or withdrawing it. */
@@ -39,6 +40,8 @@ export function RemotesConsole() {
   const [editing, setEditing] = useState<
     { readonly kind: 'new' } | { readonly kind: 'edit'; readonly name: string } | null
   >(null);
+  // The button whose form was cancelled: it takes focus again as it comes back in the form's place.
+  const [cancelled, setCancelled] = useState<string | null>(null);
 
   const confirm = async ({ kind, remote, version }: PendingChange) => {
     const versionPath = `/api/remotes/${encodeURIComponent(remote.name)}`;
@@ -74,7 +77,12 @@ export function RemotesConsole() {
   };
   const open = (next: typeof editing) => {
     setOutcome(null);
+    setCancelled(null);
     setEditing(next);
+  };
+  const cancel = () => {
+    setCancelled(editing?.kind === 'edit' ? editing.name : 'new');
+    setEditing(null);
   };
 
   return (
@@ -85,28 +93,33 @@ export function RemotesConsole() {
     >
       {({ remotes }) => (
         <>
-          <Alert tone="success">{outcome?.ok ? outcome.message : ''}</Alert>
+          {/* The control that led here (a version's buttons, a settings form) is gone: focus goes to the outcome. */}
+          <Alert tone="success" autoFocus={outcome?.ok === true} key={outcome?.message ?? ''}>
+            {outcome?.ok ? outcome.message : ''}
+          </Alert>
           {outcome?.ok === false && <Alert>{outcome.message}</Alert>}
           {editing?.kind === 'new' ? (
-            <RemoteSettingsForm onSaved={saved} onCancel={() => setEditing(null)} />
+            <RemoteSettingsForm onSaved={saved} onCancel={cancel} />
           ) : (
             <div>
-              <Button onClick={() => open({ kind: 'new' })}>New remote</Button>
+              <Button autoFocus={cancelled === 'new'} onClick={() => open({ kind: 'new' })}>
+                New remote
+              </Button>
             </div>
           )}
           {remotes.length === 0 && (
             <p>No remote is registered yet. Create one; then its owner publishes it with the release CLI.</p>
           )}
           {remotes.map((remote) => (
-            <section
+            <Card
               key={remote.name}
-              className="atrium-admin__card"
-              aria-labelledby={`remote-${remote.name}`}
+              heading={
+                <>
+                  {remote.title} <span className="atrium-admin__muted">({remote.name})</span>
+                </>
+              }
               data-testid={`remote-${remote.name}`}
             >
-              <h2 id={`remote-${remote.name}`}>
-                {remote.title} <span className="atrium-admin__muted">({remote.name})</span>
-              </h2>
               <p className="atrium-admin__muted">
                 Route <code>{remote.path}</code> · order {remote.navOrder} · active version{' '}
                 <strong data-testid="active-version">{remote.activeVersion ?? 'none'}</strong>
@@ -114,9 +127,13 @@ export function RemotesConsole() {
                 <code data-testid="owner">{remote.owner}</code>
               </p>
               {editing?.kind === 'edit' && editing.name === remote.name ? (
-                <RemoteSettingsForm remote={remote} onSaved={saved} onCancel={() => setEditing(null)} />
+                <RemoteSettingsForm remote={remote} onSaved={saved} onCancel={cancel} />
               ) : (
-                <Button variant="secondary" onClick={() => open({ kind: 'edit', name: remote.name })}>
+                <Button
+                  variant="secondary"
+                  autoFocus={cancelled === remote.name}
+                  onClick={() => open({ kind: 'edit', name: remote.name })}
+                >
                   Edit settings of {remote.title}
                 </Button>
               )}
@@ -142,7 +159,7 @@ export function RemotesConsole() {
                   ))}
                 </tbody>
               </Table>
-            </section>
+            </Card>
           ))}
           {pending?.kind === 'activate' && (
             <ConfirmDialog
@@ -164,6 +181,7 @@ export function RemotesConsole() {
               confirmLabel={`Withdraw ${pending.version}`}
               busyLabel="Withdrawing…"
               busy={activation.busy}
+              danger
               canConfirm={reason.trim() !== ''}
               onConfirm={() => void confirm(pending)}
               onCancel={() => setPending(null)}
@@ -175,7 +193,6 @@ export function RemotesConsole() {
                 value={reason}
                 maxLength={500}
                 required
-                autoFocus
                 onChange={(event) => setReason(event.target.value)}
               />
             </ConfirmDialog>

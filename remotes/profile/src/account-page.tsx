@@ -1,5 +1,5 @@
 import type { MeDocument } from '@atrium/sdk';
-import { Page, ResourceView, useApiResource } from '@atrium/sdk/ui';
+import { Card, Page, ResourceView, useApiResource } from '@atrium/sdk/ui';
 import { PreferencesForm } from './preferences-form';
 
 // The identity provider may have no display name or e-mail for a person (the API then answers null).
@@ -11,9 +11,8 @@ export function AccountPage() {
     <Page title="Your account">
       <ResourceView resource={me} loading="Loading your account…" failed="Your account could not be loaded">
         {(person) => (
-          <>
-            <section aria-labelledby="profile-details-heading" className="atrium-profile__card">
-              <h2 id="profile-details-heading">Details</h2>
+          <div className="atrium-profile__cards">
+            <Card heading="Details">
               <dl className="atrium-profile__details">
                 <dt>Name</dt>
                 <dd data-testid="profile-name">{person.name ?? NOT_PROVIDED}</dd>
@@ -34,9 +33,9 @@ export function AccountPage() {
                   )}
                 </dd>
               </dl>
-            </section>
+            </Card>
             <PreferencesForm key={person.sub} preferences={person.preferences} onSaved={me.setData} />
-          </>
+          </div>
         )}
       </ResourceView>
     </Page>

@@ -7,8 +7,8 @@ import {
   type Preferences,
   type ThemePreference,
 } from '@atrium/sdk';
-import { Alert, Button, ChoiceField, describeApiError, useAsyncAction } from '@atrium/sdk/ui';
-import { useState, type FormEvent } from 'react';
+import { Alert, Button, Card, ChoiceField, describeApiError, useAsyncAction } from '@atrium/sdk/ui';
+import { useId, useState, type FormEvent } from 'react';
 
 const THEME_OPTIONS = THEME_PREFERENCES.map((value) => ({
   value,
@@ -35,35 +35,37 @@ export function PreferencesForm({ preferences, onSaved }: PreferencesFormProps) 
     }
   };
 
+  const headingId = useId();
   const themeError = save.error instanceof ApiProblemError ? save.error.fieldError('theme') : undefined;
   return (
-    <form
-      className="atrium-profile__card atrium-profile__form"
-      aria-labelledby="profile-preferences-heading"
-      onSubmit={(event) => void submit(event)}
-      noValidate
-    >
-      <h2 id="profile-preferences-heading">Preferences</h2>
-      <ChoiceField
-        legend="Theme"
-        name="theme"
-        options={THEME_OPTIONS}
-        value={theme}
-        error={themeError}
-        onChange={(next) => {
-          setThemeChoice(next);
-          save.reset();
-        }}
-      />
-      {save.status === 'failed' && (
-        <Alert>{describeApiError(save.error, 'Preferences were not saved')}</Alert>
-      )}
-      <div className="atrium-profile__actions">
-        <Button type="submit" busy={save.busy} busyLabel="Saving…">
-          Save preferences
-        </Button>
-        <Alert tone="success">{save.status === 'done' ? 'Preferences saved' : ''}</Alert>
-      </div>
-    </form>
+    <Card heading="Preferences" headingId={headingId}>
+      <form
+        className="atrium-profile__form"
+        aria-labelledby={headingId}
+        onSubmit={(event) => void submit(event)}
+        noValidate
+      >
+        <ChoiceField
+          legend="Theme"
+          name="theme"
+          options={THEME_OPTIONS}
+          value={theme}
+          error={themeError}
+          onChange={(next) => {
+            setThemeChoice(next);
+            save.reset();
+          }}
+        />
+        {save.status === 'failed' && (
+          <Alert>{describeApiError(save.error, 'Preferences were not saved')}</Alert>
+        )}
+        <div className="atrium-profile__actions">
+          <Button type="submit" busy={save.busy} busyLabel="Saving…">
+            Save preferences
+          </Button>
+          <Alert tone="success">{save.status === 'done' ? 'Preferences saved' : ''}</Alert>
+        </div>
+      </form>
+    </Card>
   );
 }

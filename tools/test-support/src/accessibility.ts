@@ -2,6 +2,7 @@
 // A/AA, and no sideways scrolling of the page from the narrowest phone's width to a wide monitor's.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Locator, type Page } from '@playwright/test';
+import { markChecked } from './screen-ledger.ts';
 
 /** The window widths each screen is checked and pictured at (e2e/screens.e2e.ts): a phone's and a laptop's. */
 export const SCREEN_WIDTHS = [375, 1280] as const;
@@ -18,7 +19,9 @@ export type AxeSummary = Readonly<Record<'critical' | 'serious' | 'moderate' | '
 /**
  * Runs axe-core (WCAG 2.0–2.2 A and AA rules) on the page as it is now and fails, naming each rule and the
  * elements it found, on any serious or critical violation. Prints one line per screen,
- * `axe screen=<name> critical=… serious=… moderate=… minor=…`, and returns the same counts.
+ * `axe screen=<name> critical=… serious=… moderate=… minor=…`, and returns the same counts. Call it once the
+ * screen is settled (what the journey waits for shows), never while the journey acts on the page; the screen
+ * then counts as checked for the journey's `test` (journey-test.ts).
  */
 export async function expectAccessible(page: Page, screen: string): Promise<AxeSummary> {
   const { violations } = await new AxeBuilder({ page })
@@ -45,6 +48,7 @@ export async function expectAccessible(page: Page, screen: string): Promise<AxeS
           .join(' | ')}`,
     );
   expect(failing, `serious or critical accessibility violations on ${screen}`).toEqual([]);
+  markChecked(page);
   return summary;
 }
 

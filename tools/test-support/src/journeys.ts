@@ -3,15 +3,21 @@
 // Security section asking for access to the person's own account at Keycloak.
 import { randomBytes } from 'node:crypto';
 import { expect, type Page } from '@playwright/test';
+import { expectAccessible } from './accessibility.ts';
 import { ISSUER, SHELL_URL } from './addresses.ts';
 import { linkIn, type ReceivedMail, waitForMail } from './mail.ts';
 
 /** Keycloak's authorization endpoint, where its login page is. */
 export const LOGIN_PAGE = /\/realms\/atrium\/protocol\/openid-connect\/auth/;
 
-/** Completes Keycloak's login form; the page must already be on it. */
+/**
+ * Completes Keycloak's login form; the page must already be on it. The form is checked with axe-core first
+ * (`keycloak-sign-in`), once it shows.
+ */
 export async function signInAtKeycloak(page: Page, username: string, password: string): Promise<void> {
   await expect(page).toHaveURL(LOGIN_PAGE);
+  await expect(page.getByLabel(/username or email/i)).toBeVisible();
+  await expectAtriumTheme(page, 'keycloak-sign-in');
   await page.getByLabel(/username or email/i).fill(username);
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: /sign in/i }).click();
@@ -43,9 +49,11 @@ export async function openAs(page: Page, path: string, username: string): Promis
 /**
  * The page is one of Keycloak's login pages in Atrium's theme (infra/keycloak/themes/atrium): the theme's
  * stylesheet is linked from its own resource path, it has loaded and applied (the brand line carries the
- * Atrium mark it draws), and the mark itself is served. Fails on Keycloak's stock pages.
+ * Atrium mark it draws), and the mark itself is served. Fails on Keycloak's stock pages. Then the page, named
+ * `screen` in the printed summary, is checked with axe-core ({@link expectAccessible}): call it once the page
+ * shows what the journey waits for.
  */
-export async function expectAtriumTheme(page: Page): Promise<void> {
+export async function expectAtriumTheme(page: Page, screen: string): Promise<void> {
   await expect(page.locator('link[rel="stylesheet"][href*="/login/atrium/css/atrium.css"]')).toBeAttached();
   await expect(page.locator('body')).toHaveClass(/\batrium-login\b/);
   const brand = page.locator('#kc-header-wrapper');
@@ -57,6 +65,7 @@ export async function expectAtriumTheme(page: Page): Promise<void> {
   const served = await page.request.get(markUrl);
   expect(served.ok(), markUrl).toBe(true);
   expect(served.headers()['content-type']).toContain('image/svg+xml');
+  await expectAccessible(page, screen);
 }
 
 /**
@@ -105,9 +114,11 @@ export function newPerson(): Person {
 export async function register(page: Page, person: Person): Promise<void> {
   await page.goto('/profile');
   await expect(page).toHaveURL(LOGIN_PAGE);
+  await expect(page.getByRole('link', { name: 'Register' })).toBeVisible();
+  await expectAtriumTheme(page, 'keycloak-sign-in');
   await page.getByRole('link', { name: 'Register' }).click();
   await expect(page.getByRole('heading', { name: 'Register' })).toBeVisible();
-  await expectAtriumTheme(page);
+  await expectAtriumTheme(page, 'keycloak-registration');
   const field = (name: string) => page.getByRole('textbox', { name, exact: true });
   await field('Username').fill(person.username);
   await field('Email').fill(person.email);
@@ -118,7 +129,7 @@ export async function register(page: Page, person: Person): Promise<void> {
   await expect(page.locator('input[type="password"]')).toHaveCount(0);
   await page.getByRole('button', { name: 'Register' }).click();
   await expect(page.getByRole('heading', { name: 'Email verification' })).toBeVisible();
-  await expectAtriumTheme(page);
+  await expectAtriumTheme(page, 'keycloak-email-verification');
 }
 
 /** Opens the link of the "Verify email" mail in the same browser, then chooses the password. */
@@ -133,7 +144,7 @@ export async function verifyFromInbox(page: Page, person: Person): Promise<void>
 /** Keycloak's "Update password" page, after a verification or a reset link. */
 export async function choosePassword(page: Page, password: string): Promise<void> {
   await expect(page.getByRole('heading', { name: 'Update password' })).toBeVisible();
-  await expectAtriumTheme(page);
+  await expectAtriumTheme(page, 'keycloak-update-password');
   await page.getByLabel('New Password', { exact: true }).fill(password);
   await page.getByLabel('Confirm password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Submit' }).click();

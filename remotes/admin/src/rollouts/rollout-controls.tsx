@@ -87,8 +87,9 @@ export function RolloutControls({
         <p data-testid={`rollout-state-${remote}`}>
           {rollout ? describeState(rollout) : 'No canary has run.'}
         </p>
+        {/* Focus goes to the outcome: promoting or aborting removes the buttons that did it. */}
         {last?.done && action.status === 'done' && (
-          <Alert tone="success">{`${last.what}: ${last.done}`}</Alert>
+          <Alert tone="success" autoFocus>{`${last.what}: ${last.done}`}</Alert>
         )}
         {last && action.status === 'failed' && (
           <Alert>{describeApiError(action.error, `${last.what} failed`)}</Alert>

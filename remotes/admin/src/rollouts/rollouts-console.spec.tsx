@@ -110,6 +110,26 @@ function renderWithShell() {
 }
 
 describe('RolloutsConsole', () => {
+  it('moves focus to the outcome when aborting removes the buttons of the running canary', async () => {
+    server.use(
+      http.get(`${API}/api/admin/remotes`, () => HttpResponse.json(registry)),
+      http.get(`${API}/api/admin/remotes/profile/health`, () => HttpResponse.json(health)),
+      http.get(`${API}/api/remotes/profile/rollout`, () => HttpResponse.json({ rollout: running })),
+      http.post(`${API}/api/remotes/profile/rollout/abort`, () =>
+        HttpResponse.json({ ...running, state: 'aborted', endedBy: 'ada', reason: 'too slow' }),
+      ),
+    );
+    renderWithShell();
+
+    const abort = await screen.findByRole('button', { name: 'Abort' });
+    abort.focus();
+    fireEvent.click(abort);
+    const outcome = await screen.findByRole('status');
+    expect(outcome.textContent).toMatch(/^Canary aborted: Canary 1\.1\.0 was aborted by ada: too slow\./);
+    expect(screen.queryByRole('button', { name: 'Abort' })).toBeNull();
+    expect(document.activeElement).toBe(outcome);
+  });
+
   it("shows each version's field health and starts a canary with the chosen audience", async () => {
     const started: unknown[] = [];
     server.use(

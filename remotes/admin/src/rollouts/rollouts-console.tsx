@@ -1,5 +1,5 @@
 import type { AdminRemotesDocument } from '@atrium/sdk';
-import { ResourceView, useApiResource } from '@atrium/sdk/ui';
+import { Card, ResourceView, useApiResource } from '@atrium/sdk/ui';
 import { HealthChart } from './health-chart';
 import { RolloutControls } from './rollout-controls';
 
@@ -11,14 +11,19 @@ export function RolloutsConsole() {
       {(document) => (
         <div className="atrium-admin__rollouts">
           {document.remotes.map((remote) => (
-            <article key={remote.name} className="atrium-admin__card" data-testid={`rollouts-${remote.name}`}>
-              <h2>
-                {remote.title} <span className="atrium-admin__muted">({remote.name})</span>
-              </h2>
+            <Card
+              key={remote.name}
+              heading={
+                <>
+                  {remote.title} <span className="atrium-admin__muted">({remote.name})</span>
+                </>
+              }
+              data-testid={`rollouts-${remote.name}`}
+            >
               <p className="atrium-admin__muted">Active version: {remote.activeVersion ?? 'none'}</p>
               <RolloutControls remote={remote.name} versions={remote.versions} onChanged={registry.refetch} />
               <HealthChart remote={remote.name} />
-            </article>
+            </Card>
           ))}
         </div>
       )}

@@ -1,6 +1,6 @@
 import type { AccountActivity, SecurityEvent } from '@atrium/sdk';
 import { SECURITY_EVENT_WORDS } from '@atrium/sdk/security-event-words';
-import { ResourceView, useApiResource } from '@atrium/sdk/ui';
+import { Card, ResourceView, useApiResource } from '@atrium/sdk/ui';
 import { credentialName } from './credential-names';
 import { formatTime } from './format-time';
 
@@ -15,8 +15,7 @@ function describe(event: SecurityEvent): string {
 export function ActivityCard() {
   const activity = useApiResource<AccountActivity>('/api/account/activity');
   return (
-    <section aria-labelledby="security-activity-heading" className="atrium-profile__card">
-      <h2 id="security-activity-heading">Recent security activity</h2>
+    <Card heading="Recent security activity">
       <ResourceView
         resource={activity}
         loading="Loading activity…"
@@ -41,6 +40,6 @@ export function ActivityCard() {
           )
         }
       </ResourceView>
-    </section>
+    </Card>
   );
 }

@@ -1,5 +1,5 @@
 import { useAccountActions, useAtrium } from '@atrium/sdk';
-import { Alert, Button, Field, FormRow } from '@atrium/sdk/ui';
+import { Alert, Button, Card, Field, FormRow } from '@atrium/sdk/ui';
 import { useState, type FormEvent } from 'react';
 
 /**
@@ -22,8 +22,7 @@ export function DeleteAccountCard() {
   };
 
   return (
-    <section aria-labelledby="security-delete-heading" className="atrium-profile__card">
-      <h2 id="security-delete-heading">Delete the account</h2>
+    <Card heading="Delete the account">
       <p>
         This removes your sign-in, your sessions and everything Atrium keeps about you. It cannot be undone.
         Atrium's sign-in service asks for your password again and for your confirmation.
@@ -67,6 +66,6 @@ export function DeleteAccountCard() {
           </Button>
         </FormRow>
       </form>
-    </section>
+    </Card>
   );
 }

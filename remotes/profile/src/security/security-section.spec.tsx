@@ -173,6 +173,8 @@ describe('SecuritySection', () => {
     expect(signedOut).toBe(true);
     await vi.waitFor(() => expect(screen.getAllByTestId('security-session')).toHaveLength(1));
     expect(screen.getByTestId<HTMLButtonElement>('security-sign-out-others').disabled).toBe(true);
+    // The button can do nothing more: focus is on what it did.
+    expect(document.activeElement).toBe(screen.getByTestId('security-signed-out'));
   });
 
   it("deletes only after the username is typed, through Keycloak's own action, which the API never runs", async () => {

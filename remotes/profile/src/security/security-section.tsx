@@ -7,7 +7,7 @@ import { SignInMethods } from './sign-in-methods';
 /** The profile's Security section: sign-in methods, sessions, security activity, deleting the account. */
 export function SecuritySection() {
   return (
-    <div className="atrium-profile__security" data-testid="security-section">
+    <div className="atrium-profile__cards" data-testid="security-section">
       <SignInMethods />
       <SessionsCard />
       <ActivityCard />

@@ -2,6 +2,7 @@ import { useApi, type AccountSessions, type SignedOutSessions } from '@atrium/sd
 import {
   Alert,
   Button,
+  Card,
   describeApiError,
   ResourceView,
   useApiResource,
@@ -31,8 +32,7 @@ export function SessionsCard() {
   };
 
   return (
-    <section aria-labelledby="security-sessions-heading" className="atrium-profile__card">
-      <h2 id="security-sessions-heading">Where you are signed in</h2>
+    <Card heading="Where you are signed in">
       {sessions.status === 'failed' && needsAccountAccess(sessions.error) ? (
         <AccountAccessNeeded what="where you are signed in" />
       ) : (
@@ -57,12 +57,13 @@ export function SessionsCard() {
           )}
         </ResourceView>
       )}
+      {/* The button is disabled once no other session is left: focus goes to what it did. */}
       {signOut.status === 'done' && signedOut !== null && (
-        <p role="status" data-testid="security-signed-out">
+        <Alert tone="success" autoFocus data-testid="security-signed-out">
           {signedOut === 0
             ? 'There were no other sessions.'
             : `Signed out ${signedOut} other session${signedOut === 1 ? '' : 's'}.`}
-        </p>
+        </Alert>
       )}
       {signOut.status === 'failed' && (
         <Alert>{describeApiError(signOut.error, 'The other sessions could not be signed out')}</Alert>
@@ -74,6 +75,6 @@ export function SessionsCard() {
       >
         End your other sessions
       </Button>
-    </section>
+    </Card>
   );
 }

@@ -8,7 +8,7 @@ import {
   type AccountCredentials,
   type RemovableCredentialType,
 } from '@atrium/sdk';
-import { Alert, Button, ResourceView, useApiResource } from '@atrium/sdk/ui';
+import { Alert, Button, Card, ResourceView, useApiResource } from '@atrium/sdk/ui';
 import { useState } from 'react';
 import { credentialName } from './credential-names';
 import { AccountAccessNeeded, needsAccountAccess } from './account-access-needed';
@@ -76,8 +76,7 @@ export function SignInMethods() {
   const factors = credentials.data?.credentials.filter((credential) => isRemovable(credential.type)) ?? [];
 
   return (
-    <section aria-labelledby="security-methods-heading" className="atrium-profile__card">
-      <h2 id="security-methods-heading">Signing in</h2>
+    <Card heading="Signing in">
       {result && (
         <Alert
           tone={result.status === 'error' ? 'error' : result.status === 'success' ? 'success' : 'info'}
@@ -171,6 +170,6 @@ export function SignInMethods() {
           </Button>
         ))}
       </div>
-    </section>
+    </Card>
   );
 }

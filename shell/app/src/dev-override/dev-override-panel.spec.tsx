@@ -73,10 +73,18 @@ describe('DevOverridePanel, following a link', () => {
   it('forgets the link when the person cancels: nothing asked, nothing kept', () => {
     openAt(profile);
     const api = apiAnswering(() => Promise.resolve({}));
-    render(<DevOverridePanel context={context} decision={none} api={api} />);
+    render(
+      <>
+        <DevOverridePanel context={context} decision={none} api={api} />
+        <main id="main" tabIndex={-1} />
+      </>,
+    );
+    screen.getByRole('button', { name: 'Cancel' }).focus();
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
 
     expect(screen.queryByTestId('dev-override-confirm')).toBeNull();
+    // The question went with its buttons: focus is on the page the person was on.
+    expect(document.activeElement).toBe(screen.getByRole('main'));
     expect(window.location.search).toBe('');
     expect(api.request).not.toHaveBeenCalled();
     expect(storedDevOverrides()).toEqual([]);

@@ -137,6 +137,8 @@ export function DevOverridePanel({ context, decision, api }: DevOverridePanelPro
   const cancel = () => {
     window.history.replaceState(window.history.state, '', addressWithoutRequest());
     setActivation({ status: 'none' });
+    // The question and its buttons are gone: focus goes to the page the person was on.
+    document.getElementById('main')?.focus();
   };
   // The API's approvals of this session go too, so nothing planted later finds one to ride on.
   const reset = async () => {

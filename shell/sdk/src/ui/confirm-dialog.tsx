@@ -1,13 +1,18 @@
-import { Button } from '@atrium/sdk/ui';
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { Button } from './button';
+import { useReturnFocus } from './focus';
+import './ui.css';
 
+/** Props of {@link ConfirmDialog}. */
 export interface ConfirmDialogProps {
   readonly title: string;
-  readonly message: string;
+  readonly message: ReactNode;
   readonly confirmLabel: string;
   /** Said on the confirm button while the action runs, e.g. `Activating…`. */
   readonly busyLabel: string;
   readonly busy: boolean;
+  /** A confirmation that destroys or takes back something: its button is the danger one. */
+  readonly danger?: boolean;
   /** The confirm button stays disabled while this is false (e.g. a required reason is still empty). */
   readonly canConfirm?: boolean;
   readonly onConfirm: () => void;
@@ -17,8 +22,10 @@ export interface ConfirmDialogProps {
 }
 
 /**
- * A modal confirmation on the native <dialog>: it traps focus, closes on Escape and returns focus to the
- * button that opened it, without a dialog library in the bundle.
+ * A modal confirmation on the native `<dialog>`: the browser keeps focus inside it; Escape cancels (not while
+ * the action runs). It opens with focus on the first field of `children` (or on the confirm button when there is
+ * none) and gives focus back to the control that opened it when it closes (useReturnFocus: the browser does not
+ * when React removes an open dialog).
  */
 export function ConfirmDialog({
   title,
@@ -26,6 +33,7 @@ export function ConfirmDialog({
   confirmLabel,
   busyLabel,
   busy,
+  danger = false,
   canConfirm = true,
   onConfirm,
   onCancel,
@@ -33,15 +41,22 @@ export function ConfirmDialog({
 }: ConfirmDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
+  useReturnFocus();
   useEffect(() => {
     const dialog = ref.current;
     if (dialog !== null && !dialog.open && typeof dialog.showModal === 'function') dialog.showModal();
+    // After showModal, which focuses the dialog's first control (Cancel): React's autoFocus ran before the
+    // dialog was open, when nothing in it could take focus.
+    (
+      dialog?.querySelector<HTMLElement>('input, select, textarea') ??
+      dialog?.querySelector<HTMLElement>('[data-confirm]')
+    )?.focus();
     return () => dialog?.close();
   }, []);
   return (
     <dialog
       ref={ref}
-      className="atrium-admin__dialog"
+      className="atrium-dialog"
       aria-labelledby={titleId}
       open={typeof HTMLDialogElement.prototype.showModal === 'function' ? undefined : true}
       onCancel={(event) => {
@@ -49,19 +64,22 @@ export function ConfirmDialog({
         if (!busy) onCancel();
       }}
     >
-      <h2 id={titleId}>{title}</h2>
+      <h2 id={titleId} className="atrium-dialog__title">
+        {title}
+      </h2>
       <p>{message}</p>
       {children}
-      <div className="atrium-admin__actions">
+      <div className="atrium-dialog__actions">
         <Button variant="secondary" onClick={onCancel} disabled={busy}>
           Cancel
         </Button>
         <Button
+          variant={danger ? 'danger' : 'primary'}
           onClick={onConfirm}
           busy={busy}
           busyLabel={busyLabel}
           disabled={!canConfirm}
-          autoFocus={children === undefined}
+          data-confirm=""
         >
           {confirmLabel}
         </Button>
