@@ -12,7 +12,20 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   timeout: 90_000,
-  expect: { timeout: 15_000 },
+  expect: {
+    timeout: 15_000,
+    // e2e/screens.e2e.ts's pictures: still (no animation, no caret), and equal to their baseline but for a few
+    // pixels of anti-aliasing and font hinting (a changed screen differs in far more).
+    toHaveScreenshot: {
+      animations: 'disabled',
+      caret: 'hide',
+      scale: 'css',
+      maxDiffPixelRatio: 0.002,
+      threshold: 0.2,
+    },
+  },
+  // Baselines beside the tests, committed: e2e/screenshots/<test file>/<name>.png, one set for Linux Chromium.
+  snapshotPathTemplate: '{testDir}/screenshots/{testFileName}/{arg}{ext}',
   reporter: [['list'], ['json', { outputFile: 'test-results/e2e.json' }]],
   use: {
     baseURL: 'http://localhost:4000',

@@ -98,69 +98,74 @@ export function RemotesConsole() {
             {outcome?.ok ? outcome.message : ''}
           </Alert>
           {outcome?.ok === false && <Alert>{outcome.message}</Alert>}
-          {editing?.kind === 'new' ? (
-            <RemoteSettingsForm onSaved={saved} onCancel={cancel} />
-          ) : (
-            <div>
-              <Button autoFocus={cancelled === 'new'} onClick={() => open({ kind: 'new' })}>
-                New remote
-              </Button>
-            </div>
-          )}
-          {remotes.length === 0 && (
-            <p>No remote is registered yet. Create one; then its owner publishes it with the release CLI.</p>
-          )}
-          {remotes.map((remote) => (
-            <Card
-              key={remote.name}
-              heading={
-                <>
-                  {remote.title} <span className="atrium-admin__muted">({remote.name})</span>
-                </>
-              }
-              data-testid={`remote-${remote.name}`}
-            >
-              <p className="atrium-admin__muted">
-                Route <code>{remote.path}</code> · order {remote.navOrder} · active version{' '}
-                <strong data-testid="active-version">{remote.activeVersion ?? 'none'}</strong>
-                {remote.requiredRoles.length > 0 && <> · needs {remote.requiredRoles.join(', ')}</>} · owner{' '}
-                <code data-testid="owner">{remote.owner}</code>
-              </p>
-              {editing?.kind === 'edit' && editing.name === remote.name ? (
-                <RemoteSettingsForm remote={remote} onSaved={saved} onCancel={cancel} />
-              ) : (
-                <Button
-                  variant="secondary"
-                  autoFocus={cancelled === remote.name}
-                  onClick={() => open({ kind: 'edit', name: remote.name })}
-                >
-                  Edit settings of {remote.title}
+          {/* The new remote's button or form and the remotes' cards, a gap apart. */}
+          <div className="atrium-admin__remotes">
+            {editing?.kind === 'new' ? (
+              <RemoteSettingsForm onSaved={saved} onCancel={cancel} />
+            ) : (
+              <div>
+                <Button autoFocus={cancelled === 'new'} onClick={() => open({ kind: 'new' })}>
+                  New remote
                 </Button>
-              )}
-              <Table caption={`Versions of ${remote.title}`} captionHidden>
-                <thead>
-                  <tr>
-                    <th scope="col">Version</th>
-                    <th scope="col">Published by</th>
-                    <th scope="col">Published</th>
-                    <th scope="col">
-                      <span className="atrium-admin__visually-hidden">Action</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {remote.versions.map((version) => (
-                    <VersionRow
-                      key={version.version}
-                      version={version}
-                      onActivate={() => ask({ kind: 'activate', remote, version: version.version })}
-                      onWithdraw={() => ask({ kind: 'withdraw', remote, version: version.version })}
-                    />
-                  ))}
-                </tbody>
-              </Table>
-            </Card>
-          ))}
+              </div>
+            )}
+            {remotes.length === 0 && (
+              <p>
+                No remote is registered yet. Create one; then its owner publishes it with the release CLI.
+              </p>
+            )}
+            {remotes.map((remote) => (
+              <Card
+                key={remote.name}
+                heading={
+                  <>
+                    {remote.title} <span className="atrium-admin__muted">({remote.name})</span>
+                  </>
+                }
+                data-testid={`remote-${remote.name}`}
+              >
+                <p className="atrium-admin__muted">
+                  Route <code>{remote.path}</code> · order {remote.navOrder} · active version{' '}
+                  <strong data-testid="active-version">{remote.activeVersion ?? 'none'}</strong>
+                  {remote.requiredRoles.length > 0 && <> · needs {remote.requiredRoles.join(', ')}</>} · owner{' '}
+                  <code data-testid="owner">{remote.owner}</code>
+                </p>
+                {editing?.kind === 'edit' && editing.name === remote.name ? (
+                  <RemoteSettingsForm remote={remote} onSaved={saved} onCancel={cancel} />
+                ) : (
+                  <Button
+                    variant="secondary"
+                    autoFocus={cancelled === remote.name}
+                    onClick={() => open({ kind: 'edit', name: remote.name })}
+                  >
+                    Edit settings of {remote.title}
+                  </Button>
+                )}
+                <Table caption={`Versions of ${remote.title}`} captionHidden>
+                  <thead>
+                    <tr>
+                      <th scope="col">Version</th>
+                      <th scope="col">Published by</th>
+                      <th scope="col">Published</th>
+                      <th scope="col">
+                        <span className="atrium-admin__visually-hidden">Action</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {remote.versions.map((version) => (
+                      <VersionRow
+                        key={version.version}
+                        version={version}
+                        onActivate={() => ask({ kind: 'activate', remote, version: version.version })}
+                        onWithdraw={() => ask({ kind: 'withdraw', remote, version: version.version })}
+                      />
+                    ))}
+                  </tbody>
+                </Table>
+              </Card>
+            ))}
+          </div>
           {pending?.kind === 'activate' && (
             <ConfirmDialog
               title={`Activate ${pending.remote.title} ${pending.version}?`}

@@ -42,6 +42,15 @@ describe('theme contrast', () => {
     }
   });
 
+  it.each(['chart-1', 'chart-2', 'chart-3', 'chart-4', 'muted'])(
+    '--atrium-%s, a line or an axis of a chart, reaches 3:1 on --atrium-surface in light and dark',
+    (line) => {
+      for (const scheme of ['light', 'dark'] as const) {
+        expect(contrast(token(line)[scheme], token('surface')[scheme])).toBeGreaterThanOrEqual(3);
+      }
+    },
+  );
+
   it('measures as WCAG does', () => {
     expect(contrast('#000000', '#ffffff')).toBeCloseTo(21);
     expect(contrast('#777777', '#ffffff')).toBeCloseTo(4.48, 2);

@@ -1,6 +1,7 @@
 import type { RemoteHealthDocument } from '@atrium/sdk';
 import { ResourceView, Table, useApiResource } from '@atrium/sdk/ui';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { lineChartOptions, resolveChartColours, subscribeToTheme, themeKey } from './chart-theme';
 
 /** The window the console shows: the last three hours, per minute. */
 const WINDOW_MINUTES = 180;
@@ -36,6 +37,7 @@ function HealthOfVersions({
   const chart = useRef<HTMLDivElement>(null);
   // uPlot draws on a 2D canvas; without one (a locked-down or text browser) the table says it all.
   const [canDraw] = useState(() => globalThis.document.createElement('canvas').getContext('2d') !== null);
+  const theme = useSyncExternalStore(subscribeToTheme, themeKey);
 
   useEffect(() => {
     const target = chart.current;
@@ -52,15 +54,16 @@ function HealthOfVersions({
         const size = () => ({ width: Math.max(target.clientWidth, 200), height: 200 });
         try {
           const drawn = new UPlot(
-            {
+            lineChartOptions({
               ...size(),
-              scales: { y: { range: [0, 100] } },
-              axes: [{}, { label: 'Failure rate (%)' }],
-              series: [
-                { label: 'Minute' },
-                ...document.versions.map(({ version }) => ({ label: version, spanGaps: true })),
-              ],
-            },
+              yLabel: 'Failure rate (%)',
+              yRange: [0, 100],
+              xLabel: 'Minute',
+              lines: document.versions.map(({ version }) => version),
+              formatX: (seconds) => timeOfDay.format(new Date(seconds * 1000)),
+              // Drawn again when the theme changes (the effect depends on it): a canvas keeps its colours.
+              colours: resolveChartColours(target),
+            }),
             [xs, ...series.map((rates) => rates.map((value) => (value === null ? null : value * 100)))],
             target,
           );
@@ -80,7 +83,7 @@ function HealthOfVersions({
       resize?.disconnect();
       plot?.destroy();
     };
-  }, [document, canDraw]);
+  }, [document, canDraw, theme]);
 
   if (document.versions.length === 0) {
     return (
