@@ -5,7 +5,6 @@ import {
   expectUsableScreen,
   LAYOUT_WIDTHS,
   SCREEN_WIDTHS,
-  tabTo,
 } from '@atrium/test-support/accessibility';
 import { API_URL, KEYCLOAK_URL } from '@atrium/test-support/addresses';
 import { realmAdmin } from '@atrium/test-support/keycloak';
@@ -306,29 +305,4 @@ test('every main screen fits windows from the narrowest phone to a wide monitor'
     const main = await page.getByRole('main').boundingBox();
     expect(main?.width, `${path}'s content at 1920 px`).toBeLessThanOrEqual(1024);
   }
-});
-
-test('ada signs in and goes through the registry console with the keyboard alone', async ({ page }) => {
-  await page.goto('/admin');
-  await expect(page).toHaveURL(LOGIN_PAGE);
-  await tabTo(page, page.getByLabel(/username or email/i));
-  await page.keyboard.type('ada');
-  await tabTo(page, page.getByLabel('Password', { exact: true }));
-  await page.keyboard.type('ada');
-  await page.keyboard.press('Enter');
-  await expect(page.getByRole('heading', { name: 'Registry console' })).toBeVisible();
-
-  const tabs = page.getByRole('navigation', { name: 'Registry console' });
-  await tabTo(page, tabs.getByRole('link', { name: 'Rollouts' }));
-  await page.keyboard.press('Enter');
-  await expect(page.getByTestId('rollout-state-profile')).toBeVisible();
-  const share = page.getByTestId('rollouts-profile').getByLabel('Share of people (%)');
-  await tabTo(page, share, { presses: 80 });
-  await expect(share).toBeFocused();
-
-  await tabTo(page, tabs.getByRole('link', { name: 'Audit log' }), { presses: 80, back: true });
-  await page.keyboard.press('Enter');
-  await expect(page.getByTestId('audit-table')).toBeVisible();
-  // The table's scrolling region takes focus, so it can be scrolled sideways with the arrow keys.
-  await tabTo(page, page.getByRole('region', { name: 'Audit log entries, newest first' }));
 });
