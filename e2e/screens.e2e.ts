@@ -32,8 +32,8 @@ test.afterAll(() => realm.removeAll());
 const ADDED_BY_OTHER_JOURNEYS = [
   ".main-nav li:not(:has(> a[href='/'], > a[href='/profile'], > a[href='/admin']))",
   ".feature-list > li:not(:has(> a[href='/profile'], > a[href='/admin']))",
-  "section.atrium-admin__card[data-testid^='remote-']:not([data-testid='remote-profile'], [data-testid='remote-admin'])",
-  "article[data-testid^='rollouts-']:not([data-testid='rollouts-profile'], [data-testid='rollouts-admin'])",
+  ".atrium-card[data-testid^='remote-']:not([data-testid='remote-profile'], [data-testid='remote-admin'])",
+  ".atrium-card[data-testid^='rollouts-']:not([data-testid='rollouts-profile'], [data-testid='rollouts-admin'])",
   "tr[data-testid^='version-']:not([data-testid='version-1.0.0'])",
 ].join(', ');
 
