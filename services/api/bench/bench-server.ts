@@ -23,16 +23,16 @@ const { Remote } = (await import(
 const { RemoteVersion } = (await import(
   new URL('../dist/registry/remote-version.entity.js', import.meta.url).href
 )) as typeof VersionEntities;
-const { SECURITY_HEADERS } = (await import(
+const { SECURITY_HEADERS, CORS_RULES } = (await import(
   new URL('../dist/common/http/response-headers.js', import.meta.url).href
 )) as typeof ResponseHeaders;
 
-// The API's headers on a response to a request without Origin: its security headers, and what @fastify/cors
-// adds with its origin allowlist, written out.
+// The API's headers on a response to a request without Origin: its security headers and what its CORS rules
+// add, written out.
 const STATIC_HEADERS = {
   ...SECURITY_HEADERS,
   vary: 'Origin',
-  'access-control-expose-headers': 'X-Request-Id, Retry-After, WWW-Authenticate',
+  'access-control-expose-headers': CORS_RULES.exposedHeaders.join(', '),
 };
 
 const [mode, port, issuer, databaseUrl] = process.argv.slice(2);

@@ -164,8 +164,35 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
     );
     expect(preflight.headers['access-control-max-age']).toBe('600');
 
+    expect(preflight.headers['vary']).toBe('Origin');
+    expect(preflight.body).toBe('');
+
     const stranger = await api.request({ url: '/api/health/live', headers: { origin: 'https://evil.test' } });
     expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
+    // Origins that only look like the allowed one: compared whole, never by prefix or suffix.
+    for (const lookalike of [`${allowed}.evil.test`, `${allowed}/`, 'http://localhost:40000', 'null']) {
+      const answer = await api.request({
+        method: 'OPTIONS',
+        url: '/api/me',
+        headers: { origin: lookalike, 'access-control-request-method': 'GET' },
+      });
+      expect(answer.statusCode).toBe(204);
+      expect(answer.headers['access-control-allow-origin'], lookalike).toBeUndefined();
+    }
+  });
+
+  it('answers an OPTIONS request that is no CORS preflight like any path without that method: a 404 problem', async () => {
+    const notPreflights: Record<string, string>[] = [
+      {},
+      { origin: 'http://localhost:4000' },
+      { 'access-control-request-method': 'GET' },
+    ];
+    for (const headers of notPreflights) {
+      const answer = await api.request({ method: 'OPTIONS', url: '/api/me', headers });
+      expect(answer.statusCode).toBe(404);
+      expect(answer.headers['content-type']).toContain('application/problem+json');
+      expect(answer.headers['x-request-id']).toBeDefined();
+    }
   });
 
   it('returns the client X-Request-Id, or a fresh one, and logs it', async () => {

@@ -1,4 +1,3 @@
-import fastifyCors from '@fastify/cors';
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -14,7 +13,7 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
 import { describeApi } from './common/openapi/openapi-document.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
-import { setResponseHeaders } from './common/http/response-headers.js';
+import { responseHeaders } from './common/http/response-headers.js';
 import { createRootLogger, PinoNestLogger, requestIdOf, withRequestId } from './common/logging/logger.js';
 import type { AppConfig } from './config/index.js';
 import { instrumentRequests, observeUnroutedRequest } from './metrics/index.js';
@@ -49,6 +48,7 @@ export async function createApp(
   const rootLogger = createRootLogger(config.logLevel, options.logDestination, {
     traceIds: config.tracing !== undefined,
   });
+  const headers = responseHeaders(config.corsOrigins);
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     loggerInstance: rootLogger,
@@ -63,7 +63,7 @@ export async function createApp(
     // headers and problem+json answer as everything else.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       observeUnroutedRequest(request, reply);
-      setResponseHeaders(request, reply);
+      headers.set(request, reply);
       new ProblemFilter().respond(error, request, reply);
     },
   });
@@ -73,11 +73,12 @@ export async function createApp(
     preview: options.preview ?? false,
   });
   const fastify = app.getHttpAdapter().getInstance();
-  // Request id and security headers, on the Fastify reply in one synchronous hook. Nest's
+  // Request id, security and CORS headers, on the Fastify reply in one synchronous hook. Nest's
   // `useSecurityHeaders()` and `enableCors()` write theirs to the Node.js response instead, which made every
   // answer's headers go through Node's validation and merging a second time (docs/bench/api.md).
   fastify.addHook('onRequest', (request, reply, done) => {
-    setResponseHeaders(request, reply);
+    headers.set(request, reply);
+    if (headers.answerPreflight(request, reply)) return;
     // Everything after this hook runs with the request id in scope: Nest's and the services' log lines carry it.
     withRequestId(request.id, done);
   });
@@ -85,16 +86,6 @@ export async function createApp(
   // Loaded only with tracing on: without it, no request pays for the hook.
   if (config.tracing) (await import('./tracing/index.js')).annotateRequestSpans(fastify);
   app.setGlobalPrefix('api');
-  // @fastify/cors on the Fastify instance itself: there is no Nest middleware for it to run before.
-  void fastify.register(fastifyCors, {
-    origin: [...config.corsOrigins],
-    methods: ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'],
-    // DPoP: the proof header of sender-constrained tokens (RFC 9449).
-    // traceparent and tracestate: the shell continues its trace into the API's (W3C Trace Context).
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'DPoP', 'traceparent', 'tracestate'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
-    maxAge: 600,
-  });
   setUpOpenApi(app);
   app.enableShutdownHooks();
   handOverInFlightRequests(fastify);

@@ -40,14 +40,67 @@ function resolveHelmetHeaders(options: Parameters<typeof helmet>[0]): Record<str
 }
 
 /**
- * Sets the headers every answer carries, errors included: the request id and the security headers, and for
- * a request that carries credentials `Cache-Control: no-store` (a person's profile, sessions, sign-in methods
- * or activity must not stay in a browser's cache; a route with a policy of its own, like the registry's ETag,
- * replaces it). On the Fastify reply rather than the Node.js response, so that Fastify writes them together
- * with its own in one `writeHead` (headers set on the raw response make Node.js validate and merge every
- * header again).
+ * CORS for the browser origins in `CORS_ORIGINS` (the shell): what every answer says, and a preflight's answer.
+ * The rules are fixed at start-up, so the headers are resolved once, as the security headers are; a request pays
+ * for one `Set` lookup of its `Origin`. (@fastify/cors, used before, rebuilt its options and read the route's
+ * options twice on every request: about 5% of the instructions of the API's cheapest answer, docs/bench/api.md.)
  */
-export function setResponseHeaders(request: FastifyRequest, reply: FastifyReply): void {
-  void reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
-  if (request.headers.authorization !== undefined) void reply.header('cache-control', 'no-store');
+export const CORS_RULES = {
+  methods: ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'],
+  // DPoP: the proof header of sender-constrained tokens (RFC 9449).
+  // traceparent and tracestate: the shell continues its trace into the API's (W3C Trace Context).
+  allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'DPoP', 'traceparent', 'tracestate'],
+  exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
+  maxAgeSeconds: 600,
+} as const;
+
+/** Sets the headers of one answer; {@link ResponseHeaders.answerPreflight} answers CORS preflights. */
+export interface ResponseHeaders {
+  /**
+   * Sets the headers every answer carries, errors included: the request id, the security headers and CORS's
+   * (`Access-Control-Allow-Origin` for an allowed origin only), and for a request that carries credentials
+   * `Cache-Control: no-store` (a person's profile, sessions, sign-in methods or activity must not stay in a
+   * browser's cache; a route with a policy of its own, like the registry's ETag, replaces it). On the Fastify
+   * reply rather than the Node.js response, so that Fastify writes them together with its own in one
+   * `writeHead` (headers set on the raw response make Node.js validate and merge every header again).
+   */
+  set(request: FastifyRequest, reply: FastifyReply): void;
+  /**
+   * Answers a CORS preflight (an `OPTIONS` request with `Origin` and `Access-Control-Request-Method`) with 204
+   * and the methods and headers the API allows, after {@link set}; returns whether the request was one. The
+   * browser reads `Access-Control-Allow-Origin`, which only an allowed origin gets. Any other `OPTIONS` request
+   * goes on to the router, which has no such route (404).
+   */
+  answerPreflight(request: FastifyRequest, reply: FastifyReply): boolean;
+}
+
+export function responseHeaders(corsOrigins: readonly string[]): ResponseHeaders {
+  const allowedOrigins = new Set(corsOrigins);
+  const everyAnswer = {
+    ...SECURITY_HEADERS,
+    // The answer depends on Origin, also when it carries no Access-Control-Allow-Origin: caches must know.
+    vary: 'Origin',
+    'access-control-expose-headers': CORS_RULES.exposedHeaders.join(', '),
+  };
+  const preflight = {
+    'access-control-allow-methods': CORS_RULES.methods.join(', '),
+    'access-control-allow-headers': CORS_RULES.allowedHeaders.join(', '),
+    'access-control-max-age': String(CORS_RULES.maxAgeSeconds),
+    'content-length': '0',
+  };
+  return {
+    set(request, reply) {
+      void reply.headers(everyAnswer).header('x-request-id', request.id);
+      const origin = request.headers.origin;
+      if (origin !== undefined && allowedOrigins.has(origin))
+        void reply.header('access-control-allow-origin', origin);
+      if (request.headers.authorization !== undefined) void reply.header('cache-control', 'no-store');
+    },
+    answerPreflight(request, reply) {
+      const { origin, 'access-control-request-method': method } = request.headers;
+      if (request.method !== 'OPTIONS' || origin === undefined || method === undefined) return false;
+      void reply.code(204).headers(preflight).send();
+      return true;
+    },
+  };
 }
