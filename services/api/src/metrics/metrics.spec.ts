@@ -55,12 +55,35 @@ describe('Prometheus metrics', () => {
     expect(count(after, 'method="GET",route="unmatched",status="400"')).toBe(
       count(before, 'method="GET",route="unmatched",status="400"') + 1,
     );
+    // Each request once, by the hook of its route or, with no route, as unmatched.
+    const answered = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('atrium_http_request_duration_seconds_count{'))
+        .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+    expect(answered(after)).toBe(answered(before) + 5);
     const rejections = (text: string, reason: string) =>
       sample(text, 'atrium_token_rejections_total', `reason="${reason}"`);
     expect(rejections(after, 'unauthenticated')).toBe(rejections(before, 'unauthenticated') + 1);
     expect(rejections(after, 'invalid_token')).toBe(rejections(before, 'invalid_token') + 1);
     expect(sample(after, 'atrium_jwks_fetches_total', 'outcome="ok"')).toBeGreaterThan(0);
     expect(after).toContain('atrium_api_process_cpu_seconds_total');
+  });
+
+  it('counts what no route matched as unmatched, by its method', async () => {
+    const before = await scrape();
+    expect((await api.request({ url: '/api/no-such-thing' })).statusCode).toBe(404);
+    expect((await api.request({ method: 'OPTIONS', url: '/api/me' })).statusCode).toBe(404);
+    const after = await scrape();
+    const count = (text: string, labels: string) =>
+      sample(text, 'atrium_http_request_duration_seconds_count', labels);
+    expect(count(after, 'method="GET",route="unmatched",status="404"')).toBe(
+      count(before, 'method="GET",route="unmatched",status="404"') + 1,
+    );
+    expect(count(after, 'method="OPTIONS",route="unmatched",status="404"')).toBe(
+      count(before, 'method="OPTIONS",route="unmatched",status="404"') + 1,
+    );
+    expect(after).not.toContain('route="/api/no-such-thing"');
   });
 
   it('reports the database pool: on SQLite one open connection of at most one, no pool counts', async () => {

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { FastHistogram, type Series } from './request-durations.js';
 
 /**
  * The API's Prometheus metrics: one registry per process (metrics are the process's, like its memory), served
@@ -9,13 +10,13 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry, prefix: 'atrium_api_' });
 
-const requestDuration = new Histogram({
-  name: 'atrium_http_request_duration_seconds',
-  help: 'API request durations by method, route template and status',
-  labelNames: ['method', 'route', 'status'] as const,
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-  registers: [metricsRegistry],
-});
+const requestDuration = new FastHistogram(
+  'atrium_http_request_duration_seconds',
+  'API request durations by method, route template and status',
+  ['method', 'route', 'status'],
+  [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+);
+metricsRegistry.registerMetric(requestDuration.asRegistered());
 
 const tokenRejections = new Counter({
   name: 'atrium_token_rejections_total',
@@ -133,22 +134,46 @@ export function countTelemetry(accepted: number, ignored: number): void {
 
 /**
  * Times every request by its route template (`/api/remotes/:name`, never the raw URL, so the label set stays
- * bounded; `unmatched` for 404s of no route) and counts credential refusals.
+ * bounded; `unmatched` for 404s of no route) and counts credential refusals. Each route gets a response hook of
+ * its own that knows its template from when the route was added (Fastify's `request.routeOptions` builds a new
+ * object on every read) and resolves each of its series once (docs/bench/api.md).
  */
 export function instrumentRequests(fastify: FastifyInstance): void {
+  fastify.addHook('onRoute', (route) => {
+    const seriesOf = seriesOfRoute(route.url);
+    const own: onResponseHookHandler = (request, reply, done) => {
+      observeRequest(request, reply, seriesOf);
+      done();
+    };
+    route.onResponse = [...[route.onResponse ?? []].flat(), own];
+  });
+  // What no route matched: the not-found handler answers it.
   fastify.addHook('onResponse', (request, reply, done) => {
-    observeRequest(request, reply);
+    if (request.is404) observeRequest(request, reply, unmatched);
     done();
   });
 }
 
-/** Counts one answered request (the onResponse hook, or {@link observeUnroutedRequest}). */
-function observeRequest(request: FastifyRequest, reply: FastifyReply): void {
+type SeriesOf = (method: string, status: number) => Series;
+
+/** The duration series of one route template's answers, by method and status, each looked up once. */
+function seriesOfRoute(route: string): SeriesOf {
+  const byMethod = new Map<string, Map<number, Series>>();
+  return (method, status) => {
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map<number, Series>()));
+    let series = byStatus.get(status);
+    if (!series) byStatus.set(status, (series = requestDuration.seriesOf(method, route, String(status))));
+    return series;
+  };
+}
+
+const unmatched = seriesOfRoute('unmatched');
+
+/** Counts one answered request (the response hooks, or {@link observeUnroutedRequest}). */
+function observeRequest(request: FastifyRequest, reply: FastifyReply, seriesOf: SeriesOf): void {
   const status = reply.statusCode;
-  requestDuration.observe(
-    { method: request.method, route: request.routeOptions?.url ?? 'unmatched', status: String(status) },
-    reply.elapsedTime / 1000,
-  );
+  requestDuration.observe(seriesOf(request.method, status), reply.elapsedTime / 1000);
   const code = problemCodes.get(request);
   if (status === 401 && code && CREDENTIAL_CODES.has(code)) tokenRejections.inc({ reason: code });
 }
@@ -160,7 +185,7 @@ function observeRequest(request: FastifyRequest, reply: FastifyReply): void {
  */
 export function observeUnroutedRequest(request: FastifyRequest, reply: FastifyReply): void {
   reply.raw.once('finish', () => {
-    observeRequest(request, reply);
+    observeRequest(request, reply, unmatched);
     request.log.info({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
 }
