@@ -8,11 +8,13 @@
 // `npm run bench -- --only api,shell` or `-- --skip audit` runs a part of them.
 // Obtains what the benchmarks need, as `npm test` does: a PostgreSQL server (the machine's on 127.0.0.1:5432,
 // or one from the npm registry), in which the API benchmarks get databases of their own, dropped afterwards;
-// the shell benchmark obtains Keycloak, Chromium and nginx itself.
+// valgrind for the API benchmark's instruction counts; the shell benchmark obtains Keycloak, Chromium and nginx
+// itself.
+import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { createTemporaryDatabase } from '../lib/postgres.ts';
 import { capture } from '../lib/processes.ts';
-import { ensurePostgres } from './system-parts.ts';
+import { ensureAptPart, ensurePostgres, systemContext } from './system-parts.ts';
 import { repoRoot as root } from '../lib/paths.ts';
 
 const PARTS = ['api', 'audit', 'shell'] as const;
@@ -61,6 +63,13 @@ if (parts.includes('api') || parts.includes('audit')) {
   const postgres = await ensurePostgres({ log: (line) => console.log(line) });
   try {
     if (parts.includes('api')) {
+      ensureAptPart(systemContext(console.log), {
+        part: 'valgrind',
+        why: 'the API benchmark counts instructions per request with callgrind (framework_instructions_ratio)',
+        packages: ['valgrind'],
+        probe: () => spawnSync('valgrind', ['--version'], { encoding: 'utf8' }).stdout?.trim() || undefined,
+        describe: (version) => version,
+      });
       const database = await createTemporaryDatabase('atrium_bench', postgres.url);
       try {
         await run(['run', 'bench', '--workspace', 'services/api'], { BENCH_POSTGRES_URL: database.url });

@@ -13,16 +13,19 @@
 // that round's own ratio (both sides are measured back to back), so that the machine speeding up or slowing
 // down between rounds cancels out. Any non-2xx response or error fails the run, and so does a difference
 // between the answers of (c) and (d) other than per-response values (date, request id).
+// Before the timed servers start, (c) and (d) are also counted in instructions per request under valgrind's
+// callgrind (bench/instruction-count.ts): framework_instructions_ratio, repeatable where the timed figures are not.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { calculateJwkThumbprint } from 'jose';
 import { startLocalIssuer } from '@atrium/test-support/local-issuer';
 import { type ProofRecipe, proofSigner } from './dpop-proofs.ts';
+import { haveCallgrind, instructionsPerRequest } from './instruction-count.ts';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 9);
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 3);
@@ -39,7 +42,16 @@ const pinned = (core: number, command: string[]) =>
   haveTaskset ? ['taskset', '-c', String(core), ...command] : command;
 
 const scratch = mkdtempSync(join(tmpdir(), 'atrium-bench-'));
-const ports = { api: 39_171, noAuth: 39_172, bare: 39_173, postgres: 39_174 };
+const ports = {
+  api: 39_171,
+  noAuth: 39_172,
+  bare: 39_173,
+  postgres: 39_174,
+  countedBare: 39_175,
+  countedApi: 39_176,
+};
+// Requests counted under callgrind per server (after 2,000 to warm up): about 40 s each.
+const COUNTED_REQUESTS = 3_000;
 // A PostgreSQL database of the bench's own (created, and dropped afterwards, by infra/dev/bench.ts).
 const postgresUrl = process.env['BENCH_POSTGRES_URL'];
 const issuer = await startLocalIssuer();
@@ -250,6 +262,33 @@ try {
   console.log(cost.stdout.trim());
   const rawVerifyUs = Number(/raw_verify_us=(\d+)/.exec(cost.stdout)?.[1]);
   const sqlite = (name: string) => `sqlite:${join(scratch, `${name}.db`)}`;
+  // (c) and (d) in instructions per request (bench/instruction-count.ts), both servers at once, one core each,
+  // before the timed servers start.
+  let instructions: { bare: number; api: number } | undefined;
+  if (haveCallgrind()) {
+    const counted = (mode: 'bare' | 'api', port: number) => {
+      const outDir = join(scratch, `callgrind-${mode}`);
+      mkdirSync(outDir);
+      return instructionsPerRequest(
+        {
+          args: [mode, String(port), issuer.issuer, sqlite(`callgrind-${mode}`)],
+          env: { ...process.env, API_PUBLIC_URL: `http://127.0.0.1:${port}`, BENCH_REMOTES: '0' },
+          url: `http://127.0.0.1:${port}/api/health/live`,
+          outDir,
+        },
+        COUNTED_REQUESTS,
+      );
+    };
+    const [bare, api] = await Promise.all([
+      counted('bare', ports.countedBare),
+      counted('api', ports.countedApi),
+    ]);
+    instructions = { bare, api };
+    console.log(`instructions_per_request_bare=${Math.round(bare)}`);
+    console.log(`instructions_per_request_api=${Math.round(api)}`);
+  } else {
+    console.log('valgrind missing: framework_instructions_ratio not measured (apt-get install valgrind)');
+  }
   const [apiPid, noAuthPid, barePid, postgresPid] = await Promise.all([
     startServer('api', ports.api, sqlite('api')),
     startServer('api-no-auth', ports.noAuth, sqlite('api-no-auth')),
@@ -393,6 +432,9 @@ try {
   console.log(
     `telemetry_flood_accepted_per_second=${(floodCounts.accepted / floodCounts.seconds).toFixed(0)}`,
   );
+  // framework_ratio counted in instructions: repeatable where the timed one is noisy, but not time.
+  if (instructions)
+    console.log(`framework_instructions_ratio=${(instructions.bare / instructions.api).toFixed(2)}`);
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await issuer.close();
