@@ -13,6 +13,7 @@ import {
 } from '@atrium/sdk/ui';
 import { useState } from 'react';
 import { RemoteSettingsForm } from './remote-settings-form';
+import { RemoteHeading } from './remote-heading';
 
 /** A version change waiting for the administrator's confirmation: activating it, or withdrawing it. */
 interface PendingChange {
@@ -117,11 +118,7 @@ export function RemotesConsole() {
             {remotes.map((remote) => (
               <Card
                 key={remote.name}
-                heading={
-                  <>
-                    {remote.title} <span className="atrium-admin__muted">({remote.name})</span>
-                  </>
-                }
+                heading={<RemoteHeading remote={remote} />}
                 data-testid={`remote-${remote.name}`}
               >
                 <p className="atrium-admin__muted">

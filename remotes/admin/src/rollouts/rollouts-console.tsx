@@ -1,5 +1,6 @@
 import type { AdminRemotesDocument } from '@atrium/sdk';
 import { Card, ResourceView, useApiResource } from '@atrium/sdk/ui';
+import { RemoteHeading } from '../remote-heading';
 import { HealthChart } from './health-chart';
 import { RolloutControls } from './rollout-controls';
 
@@ -13,11 +14,7 @@ export function RolloutsConsole() {
           {document.remotes.map((remote) => (
             <Card
               key={remote.name}
-              heading={
-                <>
-                  {remote.title} <span className="atrium-admin__muted">({remote.name})</span>
-                </>
-              }
+              heading={<RemoteHeading remote={remote} />}
               data-testid={`rollouts-${remote.name}`}
             >
               <p className="atrium-admin__muted">Active version: {remote.activeVersion ?? 'none'}</p>
