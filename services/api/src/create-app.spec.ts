@@ -167,6 +167,11 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
     expect(preflight.headers['vary']).toBe('Origin');
     expect(preflight.body).toBe('');
 
+    // Refused by Fastify's router before any route or hook: the allowed origin can still read the problem.
+    const unroutable = await api.request({ url: '/api/remotes/%E0%A4%A', headers: { origin: allowed } });
+    expect(unroutable.statusCode).toBe(400);
+    expect(unroutable.headers['access-control-allow-origin']).toBe(allowed);
+
     const stranger = await api.request({ url: '/api/health/live', headers: { origin: 'https://evil.test' } });
     expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
     // Origins that only look like the allowed one: compared whole, never by prefix or suffix.
@@ -186,6 +191,7 @@ describe('operations: OpenAPI, logs, request ids, security headers', () => {
       {},
       { origin: 'http://localhost:4000' },
       { 'access-control-request-method': 'GET' },
+      { origin: '', 'access-control-request-method': 'PUT' },
     ];
     for (const headers of notPreflights) {
       const answer = await api.request({ method: 'OPTIONS', url: '/api/me', headers });

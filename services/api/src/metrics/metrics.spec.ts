@@ -70,10 +70,16 @@ describe('Prometheus metrics', () => {
     expect(after).toContain('atrium_api_process_cpu_seconds_total');
   });
 
-  it('counts what no route matched as unmatched, by its method, and a HEAD request once under its route', async () => {
+  it('counts CORS preflights as preflight, what else no route matched as unmatched, and a HEAD request once under its route', async () => {
     const before = await scrape();
     expect((await api.request({ url: '/api/no-such-thing' })).statusCode).toBe(404);
     expect((await api.request({ method: 'OPTIONS', url: '/api/me' })).statusCode).toBe(404);
+    const preflight = await api.request({
+      method: 'OPTIONS',
+      url: '/api/me',
+      headers: { origin: 'http://localhost:4000', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.statusCode).toBe(204);
     // Fastify adds the HEAD route of a GET route from the GET route's options: the hook must not come twice.
     expect((await api.app.inject({ method: 'HEAD', url: '/api/health/live' })).statusCode).toBe(200);
     const after = await scrape();
@@ -84,6 +90,9 @@ describe('Prometheus metrics', () => {
     );
     expect(count(after, 'method="OPTIONS",route="unmatched",status="404"')).toBe(
       count(before, 'method="OPTIONS",route="unmatched",status="404"') + 1,
+    );
+    expect(count(after, 'method="OPTIONS",route="preflight",status="204"')).toBe(
+      count(before, 'method="OPTIONS",route="preflight",status="204"') + 1,
     );
     expect(count(after, 'method="HEAD",route="/api/health/live",status="200"')).toBe(
       count(before, 'method="HEAD",route="/api/health/live",status="200"') + 1,

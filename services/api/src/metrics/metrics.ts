@@ -134,9 +134,11 @@ export function countTelemetry(accepted: number, ignored: number): void {
 
 /**
  * Times every request by its route template (`/api/remotes/:name`, never the raw URL, so the label set stays
- * bounded; `unmatched` for 404s of no route) and counts credential refusals. Each route gets a response hook of
- * its own that knows its template from when the route was added (Fastify's `request.routeOptions` builds a new
- * object on every read) and resolves each of its series once (docs/bench/api.md).
+ * bounded; `preflight` for the CORS preflights the header hook answers, `unmatched` for everything else no
+ * route matched) and counts credential refusals. Each route gets a response hook of its own that knows its
+ * template from when the route was added (Fastify's `request.routeOptions` builds a new object on every read)
+ * and resolves each of its series once (docs/bench/api.md). Call it before any route is added: a route added
+ * earlier is not timed.
  */
 export function instrumentRequests(fastify: FastifyInstance): void {
   fastify.addHook('onRoute', (route) => {
@@ -147,9 +149,15 @@ export function instrumentRequests(fastify: FastifyInstance): void {
     };
     route.onResponse = [...[route.onResponse ?? []].flat(), own];
   });
-  // What no route matched: the not-found handler answers it.
+  // What no route matched: a CORS preflight (answered 204 by the header hook, before any route), or the
+  // not-found handler's answer.
   fastify.addHook('onResponse', (request, reply, done) => {
-    if (request.is404) observeRequest(request, reply, unmatched);
+    if (request.is404)
+      observeRequest(
+        request,
+        reply,
+        request.method === 'OPTIONS' && reply.statusCode === 204 ? preflight : unmatched,
+      );
     done();
   });
 }
@@ -169,6 +177,7 @@ function seriesOfRoute(route: string): SeriesOf {
 }
 
 const unmatched = seriesOfRoute('unmatched');
+const preflight = seriesOfRoute('preflight');
 
 /** Counts one answered request (the response hooks, or {@link observeUnroutedRequest}). */
 function observeRequest(request: FastifyRequest, reply: FastifyReply, seriesOf: SeriesOf): void {

@@ -41,14 +41,21 @@ describe('FastHistogram', () => {
     );
   });
 
-  it('keeps one series per set of label values, and forgets them all on reset', async () => {
+  it('keeps one series per set of label values; a reset empties the scrape, and a held series counts again', async () => {
     const { ours, fast } = both();
     expect(fast.seriesOf('GET', '/a', '200')).toBe(fast.seriesOf('GET', '/a', '200'));
     // Values are compared whole: two values joined differently are two series.
     expect(fast.seriesOf('GET', '/a', '200')).not.toBe(fast.seriesOf('GET', '/a2', '00'));
     expect(() => fast.seriesOf('GET', '/a')).toThrow(/2 label values for 3 labels/);
-    fast.observe(fast.seriesOf('GET', '/a', '200'), 0.3);
+    const held = fast.seriesOf('GET', '/a', '200');
+    fast.observe(held, 0.3);
     ours.resetMetrics();
     expect(await ours.metrics()).not.toContain('route="/a"');
+    fast.observe(held, 0.02);
+    fast.observe(held, 0.02);
+    const text = await ours.metrics();
+    expect(text).toContain('durations_count{method="GET",route="/a",status="200"} 2');
+    expect(text).toContain('durations_sum{method="GET",route="/a",status="200"} 0.04');
+    expect(text).toContain('durations_bucket{le="0.01",method="GET",route="/a",status="200"} 0');
   });
 });

@@ -71,6 +71,8 @@ export class FastHistogram {
   get() {
     const values: Sample[] = [];
     for (const { labels, inBucket, sum, count } of this.series.values()) {
+      // As prom-client's: a series shows from its first observation (again after a reset).
+      if (count === 0) continue;
       let cumulative = 0;
       this.upperBounds.forEach((bound, index) => {
         cumulative += inBucket[index] as number;
@@ -89,13 +91,22 @@ export class FastHistogram {
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 
+  /**
+   * Zeroes every series. They stay known (callers hold them), so an observation after a reset counts and
+   * shows again, while a series with nothing since is left out of the scrape, as prom-client's are.
+   */
   reset(): void {
-    this.series.clear();
+    for (const series of this.series.values()) {
+      series.inBucket.fill(0);
+      series.sum = 0;
+      series.count = 0;
+    }
   }
 
   /**
    * The form prom-client's `Registry.registerMetric` is typed for. Its registry reads only what this class
    * has (name, help, type, aggregator, `get()`, `reset()`); its types name its own four metric classes.
+   * Whoever reads it back from the registry (`getSingleMetric`) gets this class, not a prom-client Histogram.
    */
   asRegistered(): Histogram {
     return this as unknown as Histogram;

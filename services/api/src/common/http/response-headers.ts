@@ -98,7 +98,8 @@ export function responseHeaders(corsOrigins: readonly string[]): ResponseHeaders
     },
     answerPreflight(request, reply) {
       const { origin, 'access-control-request-method': method } = request.headers;
-      if (request.method !== 'OPTIONS' || origin === undefined || method === undefined) return false;
+      // An empty Origin or method is no preflight either (as @fastify/cors read them before).
+      if (request.method !== 'OPTIONS' || !origin || !method) return false;
       void reply.code(204).headers(preflight).send();
       return true;
     },
