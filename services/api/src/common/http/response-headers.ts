@@ -42,8 +42,8 @@ function resolveHelmetHeaders(options: Parameters<typeof helmet>[0]): Record<str
 /**
  * CORS for the browser origins in `CORS_ORIGINS` (the shell): what every answer says, and a preflight's answer.
  * The rules are fixed at start-up, so the headers are resolved once, as the security headers are; a request pays
- * for one `Set` lookup of its `Origin`. (@fastify/cors, used before, rebuilt its options and read the route's
- * options twice on every request: about 5% of the instructions of the API's cheapest answer, docs/bench/api.md.)
+ * for one `Set` lookup of its `Origin`. (@fastify/cors, used before, copied its options and read the route's
+ * options twice on every request: docs/bench/api.md.)
  */
 export const CORS_RULES = {
   methods: ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'],
