@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test';
 import { expect, test } from '@atrium/test-support/journey-test';
 import { expectAtriumTheme, signOut } from '@atrium/test-support/journeys';
 import { expectAccessible } from '@atrium/test-support/accessibility';
+import { storedSession } from '@atrium/test-support/page-session';
 
 async function signInAtKeycloak(page: Page, username: string, password: string): Promise<void> {
   await expect(page).toHaveURL(/\/realms\/atrium\/protocol\/openid-connect\/auth/);
@@ -43,7 +44,7 @@ test('alice signs in once, sees her profile from the API, keeps her theme across
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   await expectAccessible(page, 'profile-dark');
 
-  // The session is shared by the tabs (localStorage) and bound to a key the page can use but not read: the
+  // The session is shared by the tabs (IndexedDB, not Web Storage) and bound to a key the page can use but not read: the
   // DPoP key in IndexedDB is non-extractable, so no script can copy it out with the tokens.
   const stored = await page.evaluate(async () => {
     const key = await new Promise<CryptoKey>((resolve, reject) => {
@@ -54,11 +55,10 @@ test('alice signs in once, sees her profile from the API, keeps her theme across
         read.onsuccess = () => resolve((read.result as { keys: CryptoKeyPair }).keys.privateKey);
       };
     });
-    const userKey = Object.keys(window.localStorage).find((name) => name.startsWith('oidc.user:')) ?? '';
     return {
-      tokenType: (JSON.parse(window.localStorage.getItem(userKey) ?? '{}') as { token_type?: string })
-        .token_type,
-      inSessionStorage: Object.keys(window.sessionStorage).filter((name) => name.startsWith('oidc.user:')),
+      inWebStorage: [...Object.keys(window.localStorage), ...Object.keys(window.sessionStorage)].filter(
+        (name) => name.startsWith('oidc.user:'),
+      ),
       keyExtractable: key.extractable,
       keyExport: await crypto.subtle.exportKey('jwk', key).then(
         () => 'exported',
@@ -66,9 +66,9 @@ test('alice signs in once, sees her profile from the API, keeps her theme across
       ),
     };
   });
+  expect((await storedSession(page)).token_type).toBe('DPoP');
   expect(stored).toEqual({
-    tokenType: 'DPoP',
-    inSessionStorage: [],
+    inWebStorage: [],
     keyExtractable: false,
     keyExport: 'InvalidAccessError',
   });

@@ -1,5 +1,5 @@
-// The shell's session in a real Chromium (Playwright), as code running in the page sees it: the tokens in its
-// storage and the DPoP key in its IndexedDB, which any script of the origin can use.
+// The shell's session in a real Chromium (Playwright), as code running in the page sees it: the tokens and the
+// DPoP key in its IndexedDB, which any script of the origin can use.
 import type { Page } from '@playwright/test';
 import { API_URL, TOKEN_ENDPOINT } from './addresses.ts';
 import type { TokenAnswer } from './keycloak.ts';
@@ -12,12 +12,31 @@ export interface StoredSession {
   readonly expires_at: number;
 }
 
-/** Reads the session out of the page's storage, as code running in the page could. */
+/** Where the shell keeps the user: the IndexedDB database and object store of its `IndexedDbStateStore`. */
+const SESSION_DATABASE = { name: 'atrium-session', store: 'state' };
+
+/** Reads the session out of the page's storage, as code running in the page could (`{}` when there is none). */
 export async function storedSession(page: Page): Promise<StoredSession> {
-  return page.evaluate(() => {
-    const key = Object.keys(localStorage).find((name) => name.startsWith('oidc.user:'));
-    return JSON.parse(localStorage.getItem(key ?? '') ?? '{}') as StoredSession;
-  });
+  return page.evaluate(async ({ name, store }) => {
+    const users = await new Promise<unknown[]>((resolve, reject) => {
+      const open = indexedDB.open(name);
+      // Nobody has signed in on this origin yet: leave no empty database behind for the shell to find.
+      open.onupgradeneeded = () => open.transaction?.abort();
+      open.onerror = () =>
+        open.error?.name === 'AbortError' ? resolve([]) : reject(open.error ?? new Error('indexedDB'));
+      open.onsuccess = () => {
+        const database = open.result;
+        const read = database
+          .transaction(store)
+          .objectStore(store)
+          .getAll(IDBKeyRange.bound('oidc.user:', 'oidc.user:\uffff'));
+        read.onerror = () => reject(read.error ?? new Error('read'));
+        read.onsuccess = () => resolve(read.result);
+        database.close();
+      };
+    });
+    return JSON.parse((users[0] as string | undefined) ?? '{}') as StoredSession;
+  }, SESSION_DATABASE);
 }
 
 /**

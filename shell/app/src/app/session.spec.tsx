@@ -9,7 +9,7 @@ import { discoveryProbe, IdentityProviderMonitor } from '../auth/identity-provid
 import { IdentityProviderMonitorProvider } from '../auth/identity-provider-notice';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SharedUserManager } from '../auth/shared-user-manager';
-import { fakeKeycloak, openSignedInTab } from '../auth/testing/fake-keycloak';
+import { clearOriginStorage, fakeKeycloak, openSignedInTab } from '../auth/testing/fake-keycloak';
 import { useSession } from './session';
 
 const server = setupServer();
@@ -29,7 +29,7 @@ afterEach(() => {
   cleanup();
   userManager.close();
   server.resetHandlers();
-  window.localStorage.clear();
+  clearOriginStorage();
   vi.restoreAllMocks();
 });
 

@@ -13,7 +13,7 @@ import {
   SessionEndedError,
 } from './api-authorization';
 import type { SharedUserManager } from './shared-user-manager';
-import { fakeKeycloak, openSignedInTab } from './testing/fake-keycloak';
+import { clearOriginStorage, fakeKeycloak, openSignedInTab } from './testing/fake-keycloak';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
@@ -63,7 +63,7 @@ beforeEach(async () => {
 afterEach(() => {
   userManager.close();
   server.resetHandlers();
-  window.localStorage.clear();
+  clearOriginStorage();
 });
 
 describe('createApiAuthorization', () => {

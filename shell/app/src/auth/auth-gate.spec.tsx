@@ -9,14 +9,14 @@ import { AuthGate } from './auth-gate';
 import { discoveryProbe, IdentityProviderMonitor } from './identity-provider';
 import { IdentityProviderMonitorProvider } from './identity-provider-notice';
 import { createUserManager } from './oidc';
-import { fakeKeycloak, MemoryDPoPStore } from './testing/fake-keycloak';
+import { clearOriginStorage, fakeKeycloak, MemoryDPoPStore } from './testing/fake-keycloak';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterAll(() => server.close());
 afterEach(() => {
   server.resetHandlers();
-  window.localStorage.clear();
+  clearOriginStorage();
   window.sessionStorage.clear();
 });
 

@@ -1,9 +1,10 @@
 import type { AccountAction, AtriumUser } from '@atrium/sdk';
-import { IndexedDbDPoPStore, WebStorageStateStore, type User } from 'oidc-client-ts';
+import { IndexedDbDPoPStore, WebStorageStateStore, type StateStore, type User } from 'oidc-client-ts';
 import type { RuntimeConfig } from '../config/runtime-config';
 import { DPoPKeyCache, type DPoPStore } from './dpop-key-cache';
 import { readJwtClaims } from './jwt-claims';
 import { IDENTITY_PROVIDER_TIMEOUT_SECONDS } from './identity-provider';
+import { IndexedDbStateStore } from './indexed-db-state-store';
 import { SharedUserManager, type SessionSharing } from './shared-user-manager';
 
 /** What the shell stores in the OIDC `state` parameter across the round trip to Keycloak. */
@@ -21,6 +22,8 @@ export interface UserManagerEnvironment {
    * ({@link DPoPKeyCache}).
    */
   readonly dpopStore?: DPoPStore;
+  /** Where the signed-in user lives; defaults to IndexedDB, shared by the tabs of the origin. */
+  readonly userStore?: StateStore;
   readonly sharing?: SessionSharing;
 }
 
@@ -36,6 +39,7 @@ export function createUserManager(
   {
     origin = window.location.origin,
     dpopStore = new DPoPKeyCache(new IndexedDbDPoPStore()),
+    userStore = new IndexedDbStateStore(),
     sharing,
   }: UserManagerEnvironment = {},
 ): SharedUserManager {
@@ -53,7 +57,7 @@ export function createUserManager(
       dpop: { store: dpopStore, bind_authorization_code: true },
       // Shared by the tabs of this origin, so they renew one session instead of racing with their own
       // rotating refresh tokens; survives a reload. Worth little when copied: the tokens are bound to the key.
-      userStore: new WebStorageStateStore({ store: window.localStorage }),
+      userStore,
       // The sign-in round trip belongs to the tab that started it.
       stateStore: new WebStorageStateStore({ store: window.sessionStorage }),
       // Renews with the refresh token shortly before the access token expires. Kept below any sensible

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { DPoPKeyCache } from './dpop-key-cache';
 import { createUserManager } from './oidc';
 import type { SharedUserManager } from './shared-user-manager';
-import { fakeKeycloak, MemoryDPoPStore, unsignedJwt } from './testing/fake-keycloak';
+import { clearOriginStorage, fakeKeycloak, MemoryDPoPStore, unsignedJwt } from './testing/fake-keycloak';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
@@ -50,7 +50,7 @@ afterEach(() => {
   vi.useRealTimers();
   for (const tab of tabs.splice(0)) tab.close();
   server.resetHandlers();
-  window.localStorage.clear();
+  clearOriginStorage();
 });
 
 describe('SharedUserManager', () => {

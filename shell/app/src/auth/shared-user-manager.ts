@@ -22,8 +22,10 @@ type SessionMessage = 'stored' | 'removed';
  * A `UserManager` whose tabs share one session. Keycloak rotates refresh tokens and refuses a used one, so
  * tabs that each renewed on their own would race and log each other out (oidc-client-ts issue 430):
  *
- * - the user lives in storage every tab of the origin reads (`settings.userStore` should be localStorage),
- *   beside the DPoP key, which `IndexedDbDPoPStore` already keeps per origin;
+ * - the user lives in storage every tab of the origin reads, beside the DPoP key that `IndexedDbDPoPStore`
+ *   keeps per origin. `settings.userStore` must be one whose completed writes every tab reads at once (the
+ *   shell's is an `IndexedDbStateStore`): the lock orders the renewals, not a store that reaches the
+ *   other tabs later, as localStorage does in Chromium;
  * - a renewal runs under a Web Lock, so only one tab (and one call within a tab) redeems a refresh token at a
  *   time; whoever waited finds a different refresh token stored once it gets the lock, and adopts that result
  *   instead of redeeming the spent one;

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { discoveryProbe, IdentityProviderMonitor } from './identity-provider';
 import { createUserManager } from './oidc';
 import type { SharedUserManager } from './shared-user-manager';
-import { fakeKeycloak, MemoryDPoPStore } from './testing/fake-keycloak';
+import { clearOriginStorage, fakeKeycloak, MemoryDPoPStore } from './testing/fake-keycloak';
 import { SESSION_CHECK_INTERVAL_MS, useSessionLifecycle } from './use-session-lifecycle';
 
 const server = setupServer();
@@ -38,7 +38,7 @@ afterEach(() => {
   monitor.dispose();
   userManager.close();
   server.resetHandlers();
-  window.localStorage.clear();
+  clearOriginStorage();
 });
 
 const comeBackToTheTab = () => document.dispatchEvent(new Event('visibilitychange'));

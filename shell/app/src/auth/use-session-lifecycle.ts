@@ -1,7 +1,6 @@
 import { ErrorResponse, type UserManager } from 'oidc-client-ts';
 import { useEffect } from 'react';
 import { isUnreachable, type IdentityProviderMonitor } from './identity-provider';
-import { checkSession } from './session-check';
 
 /** How often an open tab asks Keycloak whether its session still exists. */
 export const SESSION_CHECK_INTERVAL_MS = 60_000;
@@ -58,9 +57,13 @@ export function useSessionLifecycle(userManager: UserManager, monitor: IdentityP
       if (!force && now - lastCheck < MIN_CHECK_GAP_MS) return;
       lastCheck = now;
       try {
+        // Loaded the first time it runs (a minute in, or when the person comes back): the first screen
+        // does without it, and the shell's initial JavaScript stays within its budget.
+        const { checkSession } = await import('./session-check');
         if ((await checkSession(userManager, monitor)) === 'ended') endSession();
       } catch {
-        // An unexpected answer proves nothing either way; the next check asks again.
+        // An unexpected answer (or the check's code not loading) proves nothing either way; the next check
+        // asks again.
       }
     };
     const onReturn = () => {

@@ -1,4 +1,7 @@
 /// <reference types="node" />
+// happy-dom has no IndexedDB, where the shell keeps the user: fake-indexeddb stands in for the browser's.
+import 'fake-indexeddb/auto';
+import { IDBFactory } from 'fake-indexeddb';
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import { http, HttpResponse } from 'msw';
 import { User } from 'oidc-client-ts';
@@ -165,4 +168,10 @@ export async function openSignedInTab(keycloak: ReturnType<typeof fakeKeycloak>,
   const keyThumbprint = (await userManager.generateDPoPJkt({ store: dpopStore }))!;
   if (signedIn) await userManager.storeUser(keycloak.signedInUser());
   return { userManager, dpopStore, keyThumbprint };
+}
+
+/** Empties the test page's storage (IndexedDB and localStorage), as a new browser profile would have it. */
+export function clearOriginStorage(): void {
+  globalThis.indexedDB = new IDBFactory();
+  window.localStorage.clear();
 }

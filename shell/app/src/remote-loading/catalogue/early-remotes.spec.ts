@@ -4,7 +4,7 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SharedUserManager } from '../../auth/shared-user-manager';
-import { fakeKeycloak, openSignedInTab } from '../../auth/testing/fake-keycloak';
+import { clearOriginStorage, fakeKeycloak, openSignedInTab } from '../../auth/testing/fake-keycloak';
 import { DEV_OVERRIDE_PARAM, wantsDevOverride } from '../../dev-override/dev-override-keys';
 import { testRemote } from '../testing/test-remote';
 import { createRemoteCatalogue } from './remote-catalogue';
@@ -31,7 +31,7 @@ beforeEach(async () => {
 afterEach(() => {
   userManager.close();
   server.resetHandlers();
-  window.localStorage.clear();
+  clearOriginStorage();
   window.sessionStorage.clear();
   loader.adopt.mockClear();
 });
