@@ -26,10 +26,11 @@ export async function storedSession(page: Page): Promise<StoredSession> {
         open.error?.name === 'AbortError' ? resolve([]) : reject(open.error ?? new Error('indexedDB'));
       open.onsuccess = () => {
         const database = open.result;
+        // oidc-client-ts keys the user `user:<authority>:<client id>`.
         const read = database
           .transaction(store)
           .objectStore(store)
-          .getAll(IDBKeyRange.bound('oidc.user:', 'oidc.user:\uffff'));
+          .getAll(IDBKeyRange.bound('user:', 'user:\uffff'));
         read.onerror = () => reject(read.error ?? new Error('read'));
         read.onsuccess = () => resolve(read.result);
         database.close();
