@@ -197,6 +197,37 @@ describe('SharedUserManager', () => {
     expect(await tab.generateDPoPJkt({ store: dpopStore })).toBe(boundTo);
   });
 
+  it('lets no renewal run while the session ends: it makes no key of its own and brings no session back', async () => {
+    const tab = tabs[0]!;
+    const userStore = tab.settings.userStore;
+    const removeSession = userStore.remove.bind(userStore);
+    let renewal: Promise<unknown> | undefined;
+    vi.spyOn(userStore, 'remove').mockImplementation(async (key) => {
+      // The key pair is gone and the session not yet: a renewal's timer fires now. It waits for the end, or
+      // (as it once did) finds the session, makes a key pair for its token request and sends it.
+      renewal = tab.signinSilent().catch((error: unknown) => error);
+      await vi.waitFor(async () => {
+        const { pending = [] } = await locks.query();
+        if (
+          keycloak.requests.length === 0 &&
+          !pending.some((lock) => lock.name?.startsWith('atrium:session'))
+        )
+          throw new Error('the renewal has neither sent its request nor waited for the lock');
+      });
+      return removeSession(key);
+    });
+
+    await tab.removeUser();
+    // The page sees no session and starts a sign-in, binding its code to the key it finds or makes.
+    const boundTo = await tab.generateDPoPJkt({ store: dpopStore });
+    expect(await renewal).toBeInstanceOf(Error);
+
+    expect(keycloak.requests).toEqual([]);
+    expect(await tab.getUser()).toBeNull();
+    // The callback signs the code exchange with the key the code was bound to, so Keycloak accepts it.
+    expect(await tab.generateDPoPJkt({ store: dpopStore })).toBe(boundTo);
+  });
+
   it('ends a session once: a second end, arriving after a sign-in began, leaves that sign-in its key', async () => {
     const tab = tabs[0]!;
     // The session check finds the session over and ends it; the auth gate starts a sign-in at once.

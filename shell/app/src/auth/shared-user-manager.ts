@@ -26,8 +26,8 @@ type SessionMessage = 'stored' | 'removed';
  *   keeps per origin. `settings.userStore` must be one whose completed writes every tab reads at once (the
  *   shell's is an `IndexedDbStateStore`): the lock orders the renewals, not a store that reaches the
  *   other tabs later, as localStorage does in Chromium;
- * - a renewal runs under a Web Lock, so only one tab (and one call within a tab) redeems a refresh token at a
- *   time; whoever waited finds a different refresh token stored once it gets the lock, and adopts that result
+ * - a renewal runs under a Web Lock (the one ending a session takes), so only one tab (and one call within a
+ *   tab) redeems a refresh token at a time, and never while the session ends; whoever waited finds a different refresh token stored once it gets the lock, and adopts that result
  *   instead of redeeming the spent one;
  * - every change of the stored user is announced on a BroadcastChannel, so the other tabs load renewed tokens
  *   (and move their expiry timers) or drop a removed user at once;
@@ -42,8 +42,7 @@ type SessionMessage = 'stored' | 'removed';
 export class SharedUserManager extends UserManager {
   readonly #locks: LockManager | undefined;
   readonly #channel: BroadcastChannel;
-  readonly #renewalLock: string;
-  readonly #endLock: string;
+  readonly #sessionLock: string;
   readonly #listeners = new Set<() => void>();
   #signedOutElsewhere = false;
   #renewsBeforeExpiry = false;
@@ -54,8 +53,7 @@ export class SharedUserManager extends UserManager {
     // The library's renewal service would renew whenever a timer fires; this class starts its own below.
     super({ ...settings, automaticSilentRenew: false });
     const scope = `${settings.authority}|${settings.client_id}`;
-    this.#renewalLock = `atrium:token-renewal:${scope}`;
-    this.#endLock = `atrium:session-end:${scope}`;
+    this.#sessionLock = `atrium:session-change:${scope}`;
     this.#locks = sharing.locks ?? globalThis.navigator?.locks ?? undefined;
     this.#channel = sharing.channel ?? new BroadcastChannel(`atrium:session:${scope}`);
     this.#channel.addEventListener('message', (event: MessageEvent<SessionMessage>) => {
@@ -110,9 +108,13 @@ export class SharedUserManager extends UserManager {
    *   a refused renewal already on its way, another tab); the first ends it and the page starts a sign-in,
    *   which makes a new key. A second end removing "the" key pair would take that sign-in's, so ends run one
    *   at a time across the tabs, and one that finds no session stored leaves the key pair alone.
+   * - Ends and renewals take turns under one lock. oidc-client-ts makes a key pair for a token request when
+   *   the store has none, so a renewal that found the session still stored after its key pair was removed
+   *   made one of its own, and the sign-in the page started bound its code to one key or the other. A renewal
+   *   that waited through an end finds no session and sends nothing.
    */
   async #endSession(): Promise<boolean> {
-    return this.#exclusively(this.#endLock, async () => {
+    return this.#exclusively(this.#sessionLock, async () => {
       if ((await this.settings.userStore.get(this._userStoreKey)) === null) return false;
       await this.settings.dpop?.store.remove(this.settings.client_id);
       await this.settings.userStore.remove(this._userStoreKey);
@@ -139,12 +141,12 @@ export class SharedUserManager extends UserManager {
   }
 
   protected override async _useRefreshToken(args: UseRefreshTokenArgs): Promise<User> {
-    return this.#exclusively(this.#renewalLock, () => this.#renewHoldingLock(args));
+    return this.#exclusively(this.#sessionLock, () => this.#renewHoldingLock(args));
   }
 
   readonly #renewBeforeExpiry = async (): Promise<void> => {
     try {
-      await this.#exclusively(this.#renewalLock, async () => {
+      await this.#exclusively(this.#sessionLock, async () => {
         const stored = await this._loadUser();
         if (stored === null) return; // signed out meanwhile: nothing to renew
         const refreshToken = stored.refresh_token;
