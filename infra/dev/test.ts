@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, relative } from 'node:path';
 import { assertNodeVersion, ensureDependencies } from './toolchain.ts';
 import { repoRoot as root } from '../lib/paths.ts';
 
@@ -39,12 +39,14 @@ interface StageResult {
   passed: number;
   failed: number;
   seconds: number;
+  /** The failed tests by name, printed again under the summary: a log's tail then says which test failed. */
+  failures?: string[];
 }
 const results: StageResult[] = [];
 const reports = join(root, 'test-results');
 mkdirSync(reports, { recursive: true });
 
-type Outcome = { passed: number; failed: number };
+type Outcome = { passed: number; failed: number; failures?: string[] };
 
 async function timed(stage: string, body: () => Outcome | Promise<Outcome>): Promise<void> {
   const started = Date.now();
@@ -69,7 +71,7 @@ function check(args: string[]): { passed: number; failed: number } {
 }
 
 /** Runs a vitest project and reads its counts from the JSON report (a crash before the report counts as a failure). */
-function vitest(project: string, env: NodeJS.ProcessEnv = {}): { passed: number; failed: number } {
+function vitest(project: string, env: NodeJS.ProcessEnv = {}): Outcome {
   const file = join(reports, `${project}.json`);
   rmSync(file, { force: true });
   const status = npm(
@@ -87,21 +89,50 @@ function vitest(project: string, env: NodeJS.ProcessEnv = {}): { passed: number;
     env,
   );
   if (!existsSync(file)) return { passed: 0, failed: 1 };
-  const report = JSON.parse(readFileSync(file, 'utf8')) as { numPassedTests: number; numFailedTests: number };
+  const report = JSON.parse(readFileSync(file, 'utf8')) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    testResults: {
+      name: string;
+      message?: string;
+      assertionResults: { fullName: string; status: string }[];
+    }[];
+  };
   const failed = report.numFailedTests + (status !== 0 && report.numFailedTests === 0 ? 1 : 0);
-  return { passed: report.numPassedTests, failed };
+  const failures = report.testResults.flatMap(({ name, message, assertionResults }) => {
+    const file = relative(root, name);
+    const tests = assertionResults.filter((test) => test.status === 'failed');
+    // A file that failed outside any test (an import, a hook) has no failed test to name.
+    if (tests.length === 0 && message) return [`${file}: ${message.split('\n')[0]}`];
+    return tests.map((test) => `${file} › ${test.fullName}`);
+  });
+  return { passed: report.numPassedTests, failed, failures };
 }
 
-function playwright(env: NodeJS.ProcessEnv): { passed: number; failed: number } {
+function playwright(env: NodeJS.ProcessEnv): Outcome {
   const file = join(reports, 'e2e.json');
   rmSync(file, { force: true });
   const status = npm(['exec', '--', 'playwright', 'test'], env);
   if (!existsSync(file)) return { passed: 0, failed: 1 };
-  const { stats } = JSON.parse(readFileSync(file, 'utf8')) as {
+  const { stats, suites } = JSON.parse(readFileSync(file, 'utf8')) as {
     stats: { expected: number; unexpected: number; flaky: number };
+    suites: PlaywrightSuite[];
   };
   const failed = stats.unexpected + stats.flaky + (status !== 0 && stats.unexpected === 0 ? 1 : 0);
-  return { passed: stats.expected, failed };
+  const failures = suites
+    .flatMap(specsOf)
+    .filter((spec) => !spec.ok)
+    .map((spec) => `e2e/${spec.file}:${spec.line} › ${spec.title}`);
+  return { passed: stats.expected, failed, failures };
+}
+
+interface PlaywrightSuite {
+  specs?: { title: string; file: string; line: number; ok: boolean }[];
+  suites?: PlaywrightSuite[];
+}
+
+function specsOf(suite: PlaywrightSuite): NonNullable<PlaywrightSuite['specs']> {
+  return [...(suite.specs ?? []), ...(suite.suites ?? []).flatMap(specsOf)];
 }
 
 const started = Date.now();
@@ -150,6 +181,9 @@ for (const result of results.filter((r) => r.passed + r.failed > 0)) {
   console.log(
     `${result.stage.padEnd(22)}${String(result.passed).padStart(6)}${String(result.failed).padStart(8)}${result.seconds.toFixed(1).padStart(9)}`,
   );
+}
+for (const { stage, failures = [] } of results) {
+  for (const failure of failures) console.log(`failed (${stage}): ${failure}`);
 }
 console.log(`Total time ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(`${passed} passed, ${failed} failed`);
