@@ -27,8 +27,8 @@ type SessionMessage = 'stored' | 'removed';
  *   shell's is an `IndexedDbStateStore`): the lock orders the renewals, not a store that reaches the
  *   other tabs later, as localStorage does in Chromium;
  * - a renewal runs under a Web Lock (the one ending a session takes), so only one tab (and one call within a
- *   tab) redeems a refresh token at a time, and never while the session ends; whoever waited finds a different refresh token stored once it gets the lock, and adopts that result
- *   instead of redeeming the spent one;
+ *   tab) redeems a refresh token at a time, and never while the session ends; whoever waited finds a different
+ *   refresh token stored once it gets the lock, and adopts that result instead of redeeming the spent one;
  * - every change of the stored user is announced on a BroadcastChannel, so the other tabs load renewed tokens
  *   (and move their expiry timers) or drop a removed user at once;
  * - the renewal before expiry (`automaticSilentRenew`) is this class's own: once it holds the lock it renews
