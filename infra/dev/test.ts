@@ -34,19 +34,19 @@ try {
   process.exit(1);
 }
 
-interface StageResult {
-  stage: string;
+interface Outcome {
   passed: number;
   failed: number;
-  seconds: number;
   /** The failed tests by name, printed again under the summary: a log's tail then says which test failed. */
   failures?: string[];
+}
+interface StageResult extends Outcome {
+  stage: string;
+  seconds: number;
 }
 const results: StageResult[] = [];
 const reports = join(root, 'test-results');
 mkdirSync(reports, { recursive: true });
-
-type Outcome = { passed: number; failed: number; failures?: string[] };
 
 async function timed(stage: string, body: () => Outcome | Promise<Outcome>): Promise<void> {
   const started = Date.now();
@@ -66,7 +66,7 @@ function npm(args: string[], env: NodeJS.ProcessEnv = {}): number {
 }
 
 /** A command that is one check: it passes or fails as a whole. */
-function check(args: string[]): { passed: number; failed: number } {
+function check(args: string[]): Outcome {
   return npm(args) === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
 }
 
@@ -114,7 +114,8 @@ function playwright(env: NodeJS.ProcessEnv): Outcome {
   rmSync(file, { force: true });
   const status = npm(['exec', '--', 'playwright', 'test'], env);
   if (!existsSync(file)) return { passed: 0, failed: 1 };
-  const { stats, suites } = JSON.parse(readFileSync(file, 'utf8')) as {
+  const { config, stats, suites } = JSON.parse(readFileSync(file, 'utf8')) as {
+    config: { rootDir: string };
     stats: { expected: number; unexpected: number; flaky: number };
     suites: PlaywrightSuite[];
   };
@@ -122,7 +123,7 @@ function playwright(env: NodeJS.ProcessEnv): Outcome {
   const failures = suites
     .flatMap(specsOf)
     .filter((spec) => !spec.ok)
-    .map((spec) => `e2e/${spec.file}:${spec.line} › ${spec.title}`);
+    .map((spec) => `${relative(root, join(config.rootDir, spec.file))}:${spec.line} › ${spec.title}`);
   return { passed: stats.expected, failed, failures };
 }
 
